@@ -1,0 +1,81 @@
+#pragma once
+// The tape: a plain ordered list of the ops recorded since the last backward().
+// backward() walks it in reverse. In gdb, `p tapegrad::tape()` tells the story.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tapegrad/autograd/tensor.hpp"
+
+namespace tapegrad {
+
+struct TapeEntry;
+
+// An op's backward: given dL/d(output), add dL/d(input) to each input that
+// requires grad (Tensor::accumulate_grad). It reads inputs and output from
+// the entry; anything else it needs (saved statistics) it captures.
+using BackwardFn = std::function<void(const Array& grad_output, const TapeEntry& entry)>;
+
+struct TapeEntry {
+  std::string op;                           // "matmul", "layer_norm", ...
+  std::vector<Tensor> inputs;
+  Tensor output;
+  BackwardFn backward;
+  std::vector<std::uint64_t> input_versions;  // to refuse in-place edits since recording
+};
+
+class Tape {
+ public:
+  std::vector<TapeEntry> entries;
+  std::uint64_t generation = 1;  // bumped on release: older tensors' entries are gone
+
+  std::size_t size() const { return entries.size(); }
+  bool empty() const { return entries.empty(); }
+  const TapeEntry& operator[](std::size_t i) const { return entries.at(i); }
+
+  // Drops every entry (and the intermediate tensors they hold).
+  void clear();
+  // One line per entry: "  3: matmul  (64, 16) @ (16, 32) -> (64, 32)".
+  std::string to_string() const;
+};
+
+// This thread's tape (each thread records on its own).
+Tape& tape();
+
+// ---- grad mode (thread-local, like PyTorch) ----
+bool is_grad_enabled();
+void set_grad_enabled(bool enabled);
+
+// RAII guard: nothing is recorded while it lives.
+//   { tapegrad::no_grad guard; auto y = model(x); }
+class no_grad {
+ public:
+  no_grad();
+  ~no_grad();
+  no_grad(const no_grad&) = delete;
+  no_grad& operator=(const no_grad&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// RAII guard: recording is on while it lives, even inside a no_grad.
+class enable_grad {
+ public:
+  enable_grad();
+  ~enable_grad();
+  enable_grad(const enable_grad&) = delete;
+  enable_grad& operator=(const enable_grad&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// Makes the op's output tensor and, if grad mode is on and any input requires
+// grad, appends an entry to the tape. Every op goes through here.
+Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardFn backward);
+
+}  // namespace tapegrad

@@ -1,0 +1,97 @@
+#pragma once
+// Tensor: a handle (shared, like torch.Tensor) to a value, its gradient and
+// the bookkeeping the tape needs. Copies of a Tensor refer to the same data.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <xtensor/xarray.hpp>
+
+#include "tapegrad/autograd/error.hpp"
+
+namespace tapegrad {
+
+using Array = xt::xarray<double>;
+
+// What a Tensor refers to. Plain fields so that `p *t.impl_` in gdb tells all.
+struct TensorImpl {
+  Array value;
+  Array grad;                   // meaningful only when has_grad
+  bool has_grad = false;
+  bool requires_grad = false;
+  bool retains_grad = false;    // a non-leaf whose grad survives backward()
+  std::string name;             // optional, shown in errors and tape listings
+  // Where the tensor was made: -1 for a leaf (made by the user), else the
+  // index of the tape entry whose output it is, on tape generation `tape_generation`.
+  long tape_index = -1;
+  std::uint64_t tape_generation = 0;
+  std::string made_by;          // op name of that entry ("" for a leaf)
+  bool graph_released = false;  // its tape entry was released by backward()/clear()
+  std::uint64_t version = 0;    // bumped by every in-place change of `value`
+};
+
+class Tensor {
+ public:
+  // An undefined tensor (like a default torch.Tensor() handle); most calls throw.
+  Tensor() = default;
+  explicit Tensor(Array value, bool requires_grad = false, std::string name = "");
+
+  // ---- value ----
+  const Array& value() const;
+  // For in-place updates (optimizers, gradcheck). Bumps the version counter so
+  // that a backward() through an op that saved the old value is refused.
+  Array& mutable_value();
+  Shape shape() const;
+  std::size_t dim() const;
+  std::size_t numel() const;
+  double item() const;  // the single value of a one-element tensor
+
+  // ---- autograd ----
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires = true);  // leaves only, as in PyTorch
+  bool is_leaf() const;
+  bool has_grad() const;
+  const Array& grad() const;     // throws a clear error if there is none
+  Array& mutable_grad();         // e.g. for gradient clipping
+  void zero_grad();              // drops the gradient (PyTorch's set_to_none)
+  void retain_grad();            // keep a non-leaf's grad after backward()
+  Tensor detach() const;         // same value (copied), no history, no grad
+
+  // Backpropagate from this tensor through the tape. A scalar needs no
+  // gradient; otherwise pass d(something)/d(this) with this tensor's shape.
+  // The tape is released afterwards unless retain_graph is true.
+  void backward(bool retain_graph = false) const;
+  void backward(const Array& grad_output, bool retain_graph = false) const;
+
+  // ---- naming and display ----
+  const std::string& name() const;
+  Tensor& set_name(std::string name);
+  std::string label() const;     // "'w' (2, 3)" or "(2, 3)", for messages
+  std::string to_string() const;
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  bool same(const Tensor& other) const { return impl_ == other.impl_; }
+
+  // Adds g to the gradient, summing broadcast axes away so that the result has
+  // this tensor's shape. Called by ops' backward functions; ignores tensors
+  // that do not require grad.
+  void accumulate_grad(const Array& g) const;
+
+  std::shared_ptr<TensorImpl> impl_;
+
+ private:
+  TensorImpl& checked_impl(const char* what) const;
+};
+
+// Convenience constructors in PyTorch's spirit.
+Tensor tensor(Array value, bool requires_grad = false, std::string name = "");
+Tensor zeros(const Shape& shape, bool requires_grad = false);
+Tensor ones(const Shape& shape, bool requires_grad = false);
+Tensor full(const Shape& shape, double fill, bool requires_grad = false);
+
+// Sums g over the axes that broadcasting added or stretched, so that it has
+// `shape` (the reverse of NumPy broadcasting).
+Array sum_to_shape(const Array& g, const Shape& shape);
+
+}  // namespace tapegrad

@@ -1,0 +1,15 @@
+#pragma once
+// Ops that move values around without changing them.
+
+#include <vector>
+
+#include "tapegrad/autograd/tensor.hpp"
+
+namespace tapegrad {
+
+Tensor transpose(const Tensor& x);                      // 2-D: rows <-> columns
+Tensor transpose(const Tensor& x, long dim0, long dim1);  // swap two axes, as torch.transpose
+// New shape with the same number of elements; at most one -1 is inferred.
+Tensor reshape(const Tensor& x, const std::vector<long>& shape);
+
+}  // namespace tapegrad

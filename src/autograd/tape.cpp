@@ -1,0 +1,69 @@
+#include "tapegrad/autograd/tape.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+namespace tapegrad {
+
+namespace {
+// One tape and one grad-mode flag per thread, as in PyTorch. They live in
+// this .cpp (not in a header) so that notebooks never JIT a thread_local.
+thread_local Tape this_thread_tape;
+thread_local bool grad_enabled = true;
+}  // namespace
+
+Tape& tape() { return this_thread_tape; }
+
+bool is_grad_enabled() { return grad_enabled; }
+void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
+
+no_grad::no_grad() : previous_(grad_enabled) { grad_enabled = false; }
+no_grad::~no_grad() { grad_enabled = previous_; }
+enable_grad::enable_grad() : previous_(grad_enabled) { grad_enabled = true; }
+enable_grad::~enable_grad() { grad_enabled = previous_; }
+
+void Tape::clear() {
+  for (TapeEntry& e : entries) e.output.impl_->graph_released = true;
+  entries.clear();
+  ++generation;
+}
+
+std::string Tape::to_string() const {
+  std::ostringstream out;
+  out << "Tape with " << entries.size() << (entries.size() == 1 ? " entry" : " entries") << '\n';
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const TapeEntry& e = entries[i];
+    out << std::setw(4) << i << ": " << std::left << std::setw(14) << e.op << std::right;
+    for (std::size_t k = 0; k < e.inputs.size(); ++k) out << (k ? ", " : "") << e.inputs[k].label();
+    out << " -> " << e.output.label() << '\n';
+  }
+  return out.str();
+}
+
+Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardFn backward) {
+  Tensor output(std::move(value));
+  bool any_requires_grad = false;
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) throw Error(std::string(op) + ": an input tensor is undefined (default-constructed)");
+    any_requires_grad = any_requires_grad || t.requires_grad();
+  }
+  if (!any_requires_grad || !is_grad_enabled()) return output;
+
+  Tape& t = tape();
+  TensorImpl& out = *output.impl_;
+  out.requires_grad = true;
+  out.made_by = op;
+  out.tape_index = static_cast<long>(t.entries.size());
+  out.tape_generation = t.generation;
+
+  TapeEntry entry;
+  entry.op = op;
+  for (const Tensor& in : inputs) entry.input_versions.push_back(in.impl_->version);
+  entry.inputs = std::move(inputs);
+  entry.output = output;
+  entry.backward = std::move(backward);
+  t.entries.push_back(std::move(entry));
+  return output;
+}
+
+}  // namespace tapegrad

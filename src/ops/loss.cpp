@@ -1,0 +1,60 @@
+#include "tapegrad/ops/loss.hpp"
+
+#include <xtensor/xmath.hpp>
+#include <xtensor/xreducer.hpp>
+#include <xtensor/xview.hpp>
+
+#include "tapegrad/autograd/tape.hpp"
+#include "tapegrad/ops/softmax.hpp"
+
+namespace tapegrad {
+
+// ---- L = mean((p − t)²):  dp = 2 (p − t) / n · dL,  dt = −dp ----
+Tensor mse_loss(const Tensor& input, const Tensor& target) {
+  if (input.shape() != target.shape())
+    throw ShapeError("mse_loss: input " + input.label() + " and target " + target.label() +
+                     " must have the same shape (no broadcasting, to avoid silent mistakes)");
+  if (input.numel() == 0) throw ShapeError("mse_loss: the input is empty");
+  const Array diff = input.value() - target.value();
+  const double n = static_cast<double>(diff.size());
+  Array loss = xt::sum(diff * diff, xt::evaluation_strategy::immediate) / n;
+  return record("mse_loss", {input, target}, std::move(loss), [n](const Array& dy, const TapeEntry& e) {
+    const Array g = (2.0 / n) * dy() * (e.inputs[0].value() - e.inputs[1].value());
+    e.inputs[0].accumulate_grad(g);
+    if (e.inputs[1].requires_grad()) e.inputs[1].accumulate_grad(-g);
+  });
+}
+
+// ---- L = mean_i(logsumexp(z_i) − z_i[t_i]):  dz_i = (softmax(z_i) − onehot(t_i)) / N · dL ----
+Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targets) {
+  if (logits.dim() != 2)
+    throw ShapeError("cross_entropy: expected logits of shape (N, C), got " + logits.label());
+  const std::size_t N = logits.shape()[0], C = logits.shape()[1];
+  if (targets.size() != N)
+    throw ShapeError("cross_entropy: logits " + logits.label() + " have " + std::to_string(N) + " rows but " +
+                     std::to_string(targets.size()) + " targets were given");
+  if (N == 0) throw ShapeError("cross_entropy: the batch is empty");
+  for (std::size_t i = 0; i < N; ++i)
+    if (targets[i] < 0 || targets[i] >= static_cast<std::int64_t>(C))
+      throw Error("cross_entropy: target " + std::to_string(targets[i]) + " at position " + std::to_string(i) +
+                  " is out of range for " + std::to_string(C) + " classes (valid: 0 to " + std::to_string(C - 1) + ")");
+
+  // log-probabilities, stably: z − max − log Σ exp(z − max)
+  const Array& z = logits.value();
+  Array zmax = xt::amax(z, {1}, xt::keep_dims | xt::evaluation_strategy::immediate);
+  Array logp = z - zmax - xt::log(xt::sum(xt::exp(z - zmax), {1}, xt::keep_dims | xt::evaluation_strategy::immediate));
+  double total = 0.0;
+  for (std::size_t i = 0; i < N; ++i) total -= logp(i, static_cast<std::size_t>(targets[i]));
+  Array loss = xt::xarray<double>(total / static_cast<double>(N));
+
+  return record("cross_entropy", {logits}, std::move(loss),
+                [targets, logp = std::move(logp)](const Array& dy, const TapeEntry& e) {
+                  const std::size_t N = targets.size();
+                  Array g = xt::exp(logp);  // softmax
+                  for (std::size_t i = 0; i < N; ++i) g(i, static_cast<std::size_t>(targets[i])) -= 1.0;
+                  g *= dy() / static_cast<double>(N);
+                  e.inputs[0].accumulate_grad(g);
+                });
+}
+
+}  // namespace tapegrad

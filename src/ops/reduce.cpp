@@ -1,0 +1,76 @@
+#include "tapegrad/ops/reduce.hpp"
+
+#include <algorithm>
+
+#include <xtensor/xbroadcast.hpp>
+#include <xtensor/xreducer.hpp>
+
+#include "tapegrad/autograd/tape.hpp"
+
+namespace tapegrad {
+
+std::vector<std::size_t> normalize_axes(const char* op, const Axes& axes, const Shape& shape) {
+  const long n = static_cast<long>(shape.size());
+  std::vector<std::size_t> out;
+  for (long a : axes) {
+    if (a < -n || a >= n)
+      throw ShapeError(std::string(op) + ": axis " + std::to_string(a) + " is out of range for a tensor of shape " +
+                       shape_str(shape) + " (valid axes: " + std::to_string(-n) + " to " + std::to_string(n - 1) + ")");
+    out.push_back(static_cast<std::size_t>(a < 0 ? a + n : a));
+  }
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end())
+    throw ShapeError(std::string(op) + ": an axis is repeated in the list for a tensor of shape " + shape_str(shape));
+  return out;
+}
+
+namespace {
+
+// The input's shape with the reduced axes set to 1: how dy lines up with x.
+Shape keepdims_shape(const Shape& shape, const std::vector<std::size_t>& axes) {
+  Shape kept = shape;
+  for (std::size_t a : axes) kept[a] = 1;
+  return kept;
+}
+
+// sum and mean share everything but the scale: y = scale · Σ_axes x,  dx = scale · dy broadcast back.
+Tensor scaled_sum(const char* op, const Tensor& x, const std::vector<std::size_t>& axes, bool keepdims,
+                  bool divide_by_count) {
+  const Shape in_shape = x.shape();
+  double count = 1.0;
+  for (std::size_t a : axes) count *= static_cast<double>(in_shape[a]);
+  const double scale = divide_by_count ? 1.0 / count : 1.0;
+
+  Array y = xt::sum(x.value(), axes, xt::evaluation_strategy::immediate);
+  if (scale != 1.0) y *= scale;
+  const Shape kept = keepdims_shape(in_shape, axes);
+  if (keepdims) y.reshape(kept);
+
+  return record(op, {x}, std::move(y), [scale, kept, in_shape](const Array& dy, const TapeEntry& e) {
+    Array g = dy;
+    g.reshape(kept);
+    e.inputs[0].accumulate_grad(xt::broadcast(g * scale, in_shape));
+  });
+}
+
+std::vector<std::size_t> all_axes(const Tensor& x) {
+  std::vector<std::size_t> axes(x.dim());
+  for (std::size_t i = 0; i < axes.size(); ++i) axes[i] = i;
+  return axes;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x) { return scaled_sum("sum", x, all_axes(x), false, false); }
+Tensor sum(const Tensor& x, const Axes& axes, bool keepdims) {
+  return scaled_sum("sum", x, normalize_axes("sum", axes, x.shape()), keepdims, false);
+}
+Tensor mean(const Tensor& x) {
+  if (x.numel() == 0) throw ShapeError("mean: tensor " + x.label() + " is empty; the mean of nothing is undefined");
+  return scaled_sum("mean", x, all_axes(x), false, true);
+}
+Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) {
+  return scaled_sum("mean", x, normalize_axes("mean", axes, x.shape()), keepdims, true);
+}
+
+}  // namespace tapegrad

@@ -1,0 +1,67 @@
+#include "tapegrad/ops/shape.hpp"
+
+#include <xtensor/xmanipulation.hpp>
+
+#include "tapegrad/autograd/tape.hpp"
+
+namespace tapegrad {
+
+Tensor transpose(const Tensor& x) {
+  if (x.dim() != 2)
+    throw ShapeError("transpose: expected a 2-D tensor, got " + x.label() + "; use transpose(x, dim0, dim1) for N-D");
+  return transpose(x, 0, 1);
+}
+
+// ---- swap two axes:  dx = dy with the same two axes swapped back ----
+Tensor transpose(const Tensor& x, long dim0, long dim1) {
+  const long n = static_cast<long>(x.dim());
+  for (long d : {dim0, dim1})
+    if (d < -n || d >= n)
+      throw ShapeError("transpose: dim " + std::to_string(d) + " is out of range for " + x.label());
+  const std::size_t d0 = static_cast<std::size_t>(dim0 < 0 ? dim0 + n : dim0);
+  const std::size_t d1 = static_cast<std::size_t>(dim1 < 0 ? dim1 + n : dim1);
+  std::vector<std::size_t> perm(x.dim());
+  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::swap(perm[d0], perm[d1]);  // its own inverse
+  return record("transpose", {x}, xt::transpose(x.value(), perm), [perm](const Array& dy, const TapeEntry& e) {
+    e.inputs[0].accumulate_grad(xt::transpose(dy, perm));
+  });
+}
+
+// ---- reshape:  dx = dy reshaped back ----
+Tensor reshape(const Tensor& x, const std::vector<long>& shape) {
+  std::size_t known = 1;
+  long infer_at = -1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (infer_at >= 0) throw ShapeError("reshape: only one dimension can be -1, got several for " + x.label());
+      infer_at = static_cast<long>(i);
+    } else if (shape[i] < 0) {
+      throw ShapeError("reshape: invalid dimension " + std::to_string(shape[i]) + " for " + x.label());
+    } else {
+      known *= static_cast<std::size_t>(shape[i]);
+    }
+  }
+  Shape target(shape.size());
+  for (std::size_t i = 0; i < shape.size(); ++i) target[i] = static_cast<std::size_t>(shape[i] < 0 ? 0 : shape[i]);
+  if (infer_at >= 0) {
+    if (known == 0 || x.numel() % known != 0)
+      throw ShapeError("reshape: cannot infer the -1 dimension to reshape " + x.label() + " (" +
+                       std::to_string(x.numel()) + " elements)");
+    target[static_cast<std::size_t>(infer_at)] = x.numel() / known;
+    known *= target[static_cast<std::size_t>(infer_at)];
+  }
+  if (known != x.numel())
+    throw ShapeError("reshape: cannot reshape " + x.label() + " (" + std::to_string(x.numel()) + " elements) to " +
+                     shape_str(target) + " (" + std::to_string(known) + " elements)");
+  Array y = x.value();
+  y.reshape(target);
+  const Shape in_shape = x.shape();
+  return record("reshape", {x}, std::move(y), [in_shape](const Array& dy, const TapeEntry& e) {
+    Array g = dy;
+    g.reshape(in_shape);
+    e.inputs[0].accumulate_grad(g);
+  });
+}
+
+}  // namespace tapegrad
