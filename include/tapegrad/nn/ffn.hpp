@@ -1,0 +1,27 @@
+#pragma once
+// The position-wise feed-forward network of a Transformer block:
+// up-projection, activation, down-projection:  y = fc2(act(fc1(x))).
+
+#include <memory>
+#include <string>
+
+#include "tapegrad/nn/linear.hpp"
+
+namespace tapegrad::nn {
+
+class FFN : public Module {
+ public:
+  // hidden = 0 means 4·d, the Transformer's default. activation: "relu", "gelu" (exact) or "gelu_tanh".
+  FFN(std::size_t d, std::size_t hidden = 0, const std::string& activation = "relu",
+      Generator& gen = default_generator());
+  Tensor forward(const Tensor& x) override;
+
+  std::size_t d, hidden;
+  std::string activation;
+  std::shared_ptr<Linear> fc1, fc2;
+
+ protected:
+  std::string extra_repr() const override;
+};
+
+}  // namespace tapegrad::nn

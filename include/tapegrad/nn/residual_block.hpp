@@ -1,0 +1,59 @@
+#pragma once
+// ResidualBlock: a sublayer F (an FFN here) with a residual connection and a
+// LayerNorm in one of the placements the literature compares:
+//
+//   post      x ← LN(x + F(x))              original Transformer (Add & Norm)
+//   pre       x ← x + F(LN(x))              GPT-2, Llama; needs a final LN before the head
+//   deepnorm  x ← LN(α·x + F(x))            DeepNet; F's weights scaled by β at init
+//   rezero    x ← x + α·F(x)                α a learned scalar, initialised to 0; no norm
+//   sandwich  x ← x + LN_out(F(LN(x)))      CogView / Peri-LN; needs a final LN too
+//   none      x ← x + F(x)                  baseline
+//
+// Children: the sublayer ("ffn" for an FFN, else "sublayer"), "norm" (and "norm_out" for sandwich);
+// parameter "alpha" (shape (1)) for rezero.
+
+#include <memory>
+#include <string>
+
+#include "tapegrad/nn/module.hpp"
+#include "tapegrad/nn/normalization.hpp"
+
+namespace tapegrad::nn {
+
+enum class Placement { post, pre, deepnorm, rezero, sandwich, none };
+
+Placement parse_placement(const std::string& name);  // "post", "pre", ...; throws with the valid list
+std::string to_string(Placement placement);
+const std::vector<Placement>& all_placements();
+// Pre-Norm and Sandwich stacks end un-normalised (the residual stream) and get a final LayerNorm.
+bool needs_final_norm(Placement placement);
+
+// DeepNet's constants for a stack of N blocks (encoder-only): α = (2N)^{1/4}, β = (8N)^{-1/4}.
+struct DeepNormConstants {
+  double alpha, beta;
+};
+DeepNormConstants deepnorm_constants(std::size_t num_blocks);
+
+struct ResidualBlockOptions {
+  double eps = 1e-5;         // of the LayerNorms
+  double deepnorm_alpha = 1.0;
+  double deepnorm_beta = 1.0;  // multiplies every "weight" of the sublayer at construction
+};
+
+class ResidualBlock : public Module {
+ public:
+  ResidualBlock(std::shared_ptr<Module> sublayer, Placement placement, std::size_t d,
+                const ResidualBlockOptions& options = {});
+  Tensor forward(const Tensor& x) override;
+
+  Placement placement;
+  ResidualBlockOptions options;
+  std::shared_ptr<Module> sublayer;
+  std::shared_ptr<LayerNorm> norm, norm_out;  // as the placement needs them
+  Tensor alpha;                               // rezero only
+
+ protected:
+  std::string extra_repr() const override;
+};
+
+}  // namespace tapegrad::nn

@@ -1,0 +1,100 @@
+#include "tapegrad/nn/residual_block.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "tapegrad/autograd/tape.hpp"
+#include "tapegrad/ops/elementwise.hpp"
+#include "tapegrad/ops/linear.hpp"
+
+namespace tapegrad::nn {
+
+namespace {
+const std::vector<std::pair<Placement, std::string>>& placement_names() {
+  static const std::vector<std::pair<Placement, std::string>> names{
+      {Placement::post, "post"},         {Placement::pre, "pre"},         {Placement::deepnorm, "deepnorm"},
+      {Placement::rezero, "rezero"},     {Placement::sandwich, "sandwich"}, {Placement::none, "none"}};
+  return names;
+}
+}  // namespace
+
+Placement parse_placement(const std::string& name) {
+  std::string valid;
+  for (const auto& [p, n] : placement_names()) {
+    if (n == name) return p;
+    valid += (valid.empty() ? "" : ", ") + n;
+  }
+  throw Error("unknown placement \"" + name + "\"; expected one of: " + valid);
+}
+
+std::string to_string(Placement placement) {
+  for (const auto& [p, n] : placement_names())
+    if (p == placement) return n;
+  return "?";
+}
+
+const std::vector<Placement>& all_placements() {
+  static const std::vector<Placement> all = [] {
+    std::vector<Placement> v;
+    for (const auto& [p, n] : placement_names()) v.push_back(p);
+    return v;
+  }();
+  return all;
+}
+
+bool needs_final_norm(Placement placement) { return placement == Placement::pre || placement == Placement::sandwich; }
+
+DeepNormConstants deepnorm_constants(std::size_t num_blocks) {
+  const double n = static_cast<double>(num_blocks);
+  return {std::pow(2.0 * n, 0.25), std::pow(8.0 * n, -0.25)};
+}
+
+ResidualBlock::ResidualBlock(std::shared_ptr<Module> sublayer_, Placement placement_, std::size_t d,
+                             const ResidualBlockOptions& options_)
+    : Module("ResidualBlock"), placement(placement_), options(options_) {
+  if (!sublayer_) throw Error("ResidualBlock: the sublayer is null");
+  sublayer = register_module(sublayer_->type_name() == "FFN" ? "ffn" : "sublayer", sublayer_);
+  switch (placement) {
+    case Placement::post:
+    case Placement::pre:
+    case Placement::deepnorm:
+      norm = register_module("norm", std::make_shared<LayerNorm>(d, options.eps));
+      break;
+    case Placement::sandwich:
+      norm = register_module("norm", std::make_shared<LayerNorm>(d, options.eps));
+      norm_out = register_module("norm_out", std::make_shared<LayerNorm>(d, options.eps));
+      break;
+    case Placement::rezero:
+      alpha = register_parameter("alpha", zeros({1}));  // the block starts as the identity
+      break;
+    case Placement::none:
+      break;
+  }
+  if (placement == Placement::deepnorm) {
+    // DeepNet's β: shrink the sublayer's weights at init so early updates stay bounded.
+    for (auto& [name, p] : sublayer->named_parameters())
+      if (name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0) p.mutable_value() *= options.deepnorm_beta;
+  }
+}
+
+Tensor ResidualBlock::forward(const Tensor& x) {
+  Module& F = *sublayer;
+  switch (placement) {
+    case Placement::post: return (*norm)(residual(x, F(x)));                                  // LN(x + F(x))
+    case Placement::pre: return residual(x, F((*norm)(x)));                                   // x + F(LN(x))
+    case Placement::deepnorm: return (*norm)(residual(x * options.deepnorm_alpha, F(x)));     // LN(αx + F(x))
+    case Placement::rezero: return residual(x, F(x) * alpha);                                 // x + α·F(x)
+    case Placement::sandwich: return residual(x, (*norm_out)(F((*norm)(x))));                 // x + LN(F(LN(x)))
+    case Placement::none: return residual(x, F(x));                                           // x + F(x)
+  }
+  throw Error("ResidualBlock: unknown placement");
+}
+
+std::string ResidualBlock::extra_repr() const {
+  std::ostringstream out;
+  out << "placement=" << nn::to_string(placement);
+  if (placement == Placement::deepnorm) out << ", alpha=" << options.deepnorm_alpha << ", beta=" << options.deepnorm_beta;
+  return out.str();
+}
+
+}  // namespace tapegrad::nn
