@@ -8,6 +8,7 @@
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/autograd/tape_view.hpp"
 #include "tapegrad/autograd/tensor.hpp"
+#include "tapegrad/display.hpp"
 #include "tapegrad/ops/activation.hpp"
 #include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/linear.hpp"
