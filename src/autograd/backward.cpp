@@ -1,6 +1,8 @@
 // backward(): walk the tape in reverse, calling each entry's backward.
 #include "tapegrad/autograd/tape.hpp"
 
+#include "tapegrad/autograd/anomaly.hpp"
+
 #include <xtensor/xbuilder.hpp>
 
 namespace tapegrad {
@@ -55,7 +57,10 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
     const TapeEntry& e = t.entries[static_cast<std::size_t>(i)];
     if (!e.output.impl_->has_grad) continue;  // not on a path to the root
     check_not_modified(e, static_cast<std::size_t>(i));
-    e.backward(e.output.impl_->grad, e);
+    if (is_anomaly_enabled())
+      run_backward_checked(e, e.output.impl_->grad, static_cast<std::size_t>(i));  // throws at the first NaN/Inf
+    else
+      e.backward(e.output.impl_->grad, e);
   }
   free_intermediate_grads(t, /*keep_retained=*/true);
   if (!retain_graph) t.clear();

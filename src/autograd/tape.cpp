@@ -1,5 +1,7 @@
 #include "tapegrad/autograd/tape.hpp"
 
+#include "tapegrad/autograd/anomaly.hpp"
+
 #include <iomanip>
 #include <sstream>
 
@@ -47,9 +49,13 @@ Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardF
     if (!t.defined()) throw Error(std::string(op) + ": an input tensor is undefined (default-constructed)");
     any_requires_grad = any_requires_grad || t.requires_grad();
   }
-  if (!any_requires_grad || !is_grad_enabled()) return output;
-
+  const bool recorded = any_requires_grad && is_grad_enabled();
   Tape& t = tape();
+  // Anomaly mode checks every op, recorded or not: a NaN made under no_grad is still a NaN.
+  if (is_anomaly_enabled())
+    check_forward_anomaly(op, inputs, output.value(), recorded ? static_cast<long>(t.entries.size()) : -1);
+  if (!recorded) return output;
+
   TensorImpl& out = *output.impl_;
   out.requires_grad = true;
   out.made_by = op;
