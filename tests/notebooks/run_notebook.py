@@ -226,6 +226,23 @@ def split_by_cell(out):
     return {k: "\n".join(v).strip("\n") for k, v in per_cell.items()}
 
 
+def prints_at_top_level(src):
+    """True if the cell itself prints (std::cout outside any braces): a cell that only defines a
+    printing function prints nothing, and that is fine."""
+    code = re.sub(r'"(\\.|[^"\\])*"', '""', src)   # string literals
+    code = re.sub(r"//[^\n]*", "", code)             # comments
+    depth = 0
+    for m in re.finditer(r"[{}]|std::cout\s*<<", code):
+        tok = m.group(0)
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+        elif depth == 0:
+            return True
+    return False
+
+
 def check(name, rc, out, timed_out, code_cells, expectations):
     """Returns a list of (reason, message) failures."""
     failures = []
@@ -246,8 +263,7 @@ def check(name, rc, out, timed_out, code_cells, expectations):
         last = max([k for k in per_cell if isinstance(k, int)], default=-1)
         failures.append(("crash", "the session did not reach its end (last cell started: %d)" % last))
     for index, src in code_cells:
-        code = re.sub(r"//[^\n]*", "", src)  # a comment mentioning std::cout does not print
-        if re.search(r"std::cout\s*<<", code) and index in per_cell and not per_cell[index].strip():
+        if prints_at_top_level(src) and index in per_cell and not per_cell[index].strip():
             failures.append(("missing-output", "cell %d prints with std::cout but printed nothing" % index))
     exp = expectations.get(name)
     if exp is None:
