@@ -41,7 +41,8 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
                         dy * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * c * x * x)));
                   });
   }
-  throw Error("gelu: approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
+  throw Error("gelu: approximate must be \"none\" or \"tanh\" (as in torch.nn.functional.gelu), got \"" +
+              approximate + "\" for input " + x.label());
 }
 
 // ---- tanh:  dx = dy (1 − y²) ----

@@ -14,7 +14,8 @@ Tensor mse_loss(const Tensor& input, const Tensor& target) {
   if (input.shape() != target.shape())
     throw ShapeError("mse_loss: input " + input.label() + " and target " + target.label() +
                      " must have the same shape (no broadcasting, to avoid silent mistakes)");
-  if (input.numel() == 0) throw ShapeError("mse_loss: the input is empty");
+  if (input.numel() == 0)
+    throw ShapeError("mse_loss: input " + input.label() + " is empty; the mean of nothing is undefined");
   const Array diff = input.value() - target.value();
   const double n = static_cast<double>(diff.size());
   Array loss = xt::sum(diff * diff, xt::evaluation_strategy::immediate) / n;
@@ -33,16 +34,22 @@ Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targ
   if (targets.size() != N)
     throw ShapeError("cross_entropy: logits " + logits.label() + " have " + std::to_string(N) + " rows but " +
                      std::to_string(targets.size()) + " targets were given");
-  if (N == 0) throw ShapeError("cross_entropy: the batch is empty");
+  if (N == 0)
+    throw ShapeError("cross_entropy: logits " + logits.label() +
+                     " hold an empty batch; the mean of nothing is undefined");
   for (std::size_t i = 0; i < N; ++i)
     if (targets[i] < 0 || targets[i] >= static_cast<std::int64_t>(C))
       throw Error("cross_entropy: target " + std::to_string(targets[i]) + " at position " + std::to_string(i) +
-                  " is out of range for " + std::to_string(C) + " classes (valid: 0 to " + std::to_string(C - 1) + ")");
+                  " is out of range for logits " + logits.label() + " with " + std::to_string(C) +
+                  " classes (valid targets: 0 <= t < " + std::to_string(C) + ")");
 
-  // log-probabilities, stably: z − max − log Σ exp(z − max)
-  const Array& z = logits.value();
-  Array zmax = xt::amax(z, {1}, xt::keep_dims | xt::evaluation_strategy::immediate);
-  Array logp = z - zmax - xt::log(xt::sum(xt::exp(z - zmax), {1}, xt::keep_dims | xt::evaluation_strategy::immediate));
+  // log-probabilities, stably (log_softmax subtracts the row max). Not recorded:
+  // cross_entropy is one tape entry whose backward needs only softmax = exp(logp).
+  Array logp;
+  {
+    no_grad guard;
+    logp = log_softmax(logits, 1).value();
+  }
   double total = 0.0;
   for (std::size_t i = 0; i < N; ++i) total -= logp(i, static_cast<std::size_t>(targets[i]));
   Array loss = xt::xarray<double>(total / static_cast<double>(N));

@@ -23,8 +23,11 @@ void gemm(const Array& A, const Array& B, Array& out, bool transpose_a, bool tra
     throw ShapeError("gemm: accumulating into " + shape_str(out.shape()) + " but the product is " + shape_str(out_shape));
   }
   if (m == 0 || n == 0) return;
-  if (ka == 0) {  // BLAS may not touch `out` when k = 0
-    out *= beta;
+  if (ka == 0) {  // BLAS may not touch `out` when k = 0; an empty sum is 0
+    if (beta == 0.0)
+      out.fill(0.0);  // not out *= 0: `out` may be uninitialised (NaN * 0 is NaN)
+    else
+      out *= beta;
     return;
   }
   xt::blas::gemm(A, B, out, transpose_a, transpose_b, 1.0, beta);
@@ -55,7 +58,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (k != b.shape()[0])
     throw ShapeError("matmul: inner dimensions differ: " + a.label() + " @ " + b.label() + "; expected a.shape[-1] (" +
                      std::to_string(k) + ") == b.shape[0] (" + std::to_string(b.shape()[0]) + ")");
-  const std::size_t rows = a.numel() / std::max<std::size_t>(k, 1);
+  std::size_t rows = 1;  // a's leading axes flattened (not numel / k: k may be 0)
+  for (std::size_t d = 0; d + 1 < as.size(); ++d) rows *= as[d];
   const std::size_t n = b.shape()[1];
 
   Array y(Shape{rows, n});

@@ -19,8 +19,11 @@ std::vector<std::size_t> normalize_axes(const char* op, const Axes& axes, const 
     out.push_back(static_cast<std::size_t>(a < 0 ? a + n : a));
   }
   std::sort(out.begin(), out.end());
-  if (std::adjacent_find(out.begin(), out.end()) != out.end())
-    throw ShapeError(std::string(op) + ": an axis is repeated in the list for a tensor of shape " + shape_str(shape));
+  const auto repeated = std::adjacent_find(out.begin(), out.end());
+  if (repeated != out.end())  // e.g. {1, -1} on a 2-D tensor: both mean axis 1
+    throw ShapeError(std::string(op) + ": axis " + std::to_string(*repeated) +
+                     " is repeated in the list (negative axes count from the end) for a tensor of shape " +
+                     shape_str(shape));
   return out;
 }
 

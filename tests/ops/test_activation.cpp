@@ -1,0 +1,63 @@
+// Nonlinearities: gradchecks, values against PyTorch (float64), large inputs, errors.
+#include "ops/common.hpp"
+
+using namespace tapegrad;
+using namespace tapegrad::testing;
+
+TEST_CASE("relu: gradcheck away from the kink and values", "[ops][relu]") {
+  // Finite differences across x = 0 would straddle the kink; keep |x| >= 0.5.
+  REQUIRE_GRADCHECK([](const Tensors& in) { return relu(in[0]); }, Tensors{Tensor(away_from_zero({3, 4}, 11), true)});
+  CHECK(relu(constant(Array{-1.0, 0.0, 2.0, -0.0})).value() == Array{0.0, 0.0, 2.0, 0.0});
+  // The subgradient at 0 is 0, as in PyTorch.
+  Tensor x(Array{-1.0, 0.0, 2.0}, true);
+  sum(relu(x)).backward();
+  CHECK(x.grad() == Array{0.0, 0.0, 1.0});
+}
+
+TEST_CASE("gelu: gradcheck for both approximations and values", "[ops][gelu]") {
+  for (const std::string approximate : {"none", "tanh"}) {
+    INFO("approximate = " << approximate);
+    REQUIRE_GRADCHECK([approximate](const Tensors& in) { return gelu(in[0], approximate); },
+                      Tensors{param({3, 4}, 12, "x", 2.0)});
+  }
+  // torch.nn.functional.gelu in float64 at -1, 1, 2.
+  const Tensor x = constant(Array{-1.0, 1.0, 2.0});
+  const Array exact = gelu(x).value();
+  CHECK(exact(1) == Approx(0.8413447460685429).epsilon(1e-15));
+  CHECK(exact(0) == Approx(-0.15865525393145702).epsilon(1e-14));
+  CHECK(exact(2) == Approx(1.9544997361036416).epsilon(1e-15));
+  CHECK(gelu(x, "none").value() == exact);  // "none" is the default
+  const Array approx = gelu(x, "tanh").value();
+  CHECK(approx(1) == Approx(0.8411919906082768).epsilon(1e-15));
+  CHECK(approx(0) == Approx(-0.15880800939172324).epsilon(1e-14));
+  CHECK(approx(2) == Approx(1.954597694087775).epsilon(1e-15));
+  // Far out both are x (right) and 0 (left), with no NaN.
+  const Array far = gelu(constant(Array{-40.0, 40.0}), "tanh").value();
+  CHECK(far == Array{-0.0, 40.0});
+}
+
+TEST_CASE("gelu: an unknown approximation is refused by name", "[ops][gelu][errors]") {
+  Tensor x = param({2, 3}, 13, "x");
+  REQUIRE_THROWS_AS(gelu(x, "erf"), Error);
+  REQUIRE_THROWS_WITH(gelu(x, "erf"), Catch::StartsWith("gelu:") && Catch::Contains("\"erf\"") &&
+                                          Catch::Contains("\"none\"") && Catch::Contains("\"tanh\"") &&
+                                          Catch::Contains("'x' (2, 3)"));
+}
+
+TEST_CASE("tanh: gradcheck and values", "[ops][tanh]") {
+  REQUIRE_GRADCHECK([](const Tensors& in) { return tanh(in[0]); }, Tensors{param({3, 4}, 14)});
+  const Array y = tanh(constant(Array{0.0, 0.5, -0.5, 1000.0, -1000.0})).value();
+  CHECK(allclose(y, Array{0.0, 0.46211715726000974, -0.46211715726000974, 1.0, -1.0}, 1e-15, 0.0));
+}
+
+TEST_CASE("sigmoid: gradcheck, values, and no overflow for large inputs", "[ops][sigmoid]") {
+  REQUIRE_GRADCHECK([](const Tensors& in) { return sigmoid(in[0]); }, Tensors{param({3, 4}, 15, "x", 3.0)});
+  const Array y = sigmoid(constant(Array{0.0, 2.0, -1000.0, 1000.0})).value();
+  CHECK(y(0) == 0.5);
+  CHECK(y(1) == Approx(0.8807970779778823).epsilon(1e-15));
+  CHECK(y(2) == 0.0);
+  CHECK(y(3) == 1.0);
+  Tensor x(Array{-1000.0, 1000.0}, true);
+  sum(sigmoid(x)).backward();
+  CHECK(x.grad() == Array{0.0, 0.0});
+}
