@@ -43,15 +43,18 @@ Tensor normalize_op(const char* op, const Tensor& x, const Tensor& weight, const
                   const Tensor& x = e.inputs[0];
                   const Tensor* w = has_w ? &e.inputs[1] : nullptr;
                   const Tensor* b = has_b ? &e.inputs[has_w ? 2 : 1] : nullptr;
-                  Array dx = x.requires_grad() ? Array::from_shape(x.shape()) : Array();
-                  Array dw = (w && w->requires_grad()) ? Array(xt::zeros<double>(w->shape())) : Array();
-                  Array db = (b && b->requires_grad()) ? Array(xt::zeros<double>(b->shape())) : Array();
+                  // Flags, not dx.size(): a default-constructed xarray is 0-d with size 1, not empty.
+                  const bool want_dx = x.requires_grad(), want_dw = w && w->requires_grad(),
+                             want_db = b && b->requires_grad();
+                  Array dx = want_dx ? Array::from_shape(x.shape()) : Array();
+                  Array dw = want_dw ? Array(xt::zeros<double>(w->shape())) : Array();
+                  Array db = want_db ? Array(xt::zeros<double>(b->shape())) : Array();
                   kernels::normalize_backward(x.value().data(), dy.data(), layout, stats,
-                                              w ? w->value().data() : nullptr, mode, dx.size() ? dx.data() : nullptr,
-                                              dw.size() ? dw.data() : nullptr, db.size() ? db.data() : nullptr);
-                  if (dx.size()) x.accumulate_grad(dx);
-                  if (dw.size()) w->accumulate_grad(dw);
-                  if (db.size()) b->accumulate_grad(db);
+                                              w ? w->value().data() : nullptr, mode, want_dx ? dx.data() : nullptr,
+                                              want_dw ? dw.data() : nullptr, want_db ? db.data() : nullptr);
+                  if (want_dx) x.accumulate_grad(dx);
+                  if (want_dw) w->accumulate_grad(dw);
+                  if (want_db) b->accumulate_grad(db);
                 });
 }
 
