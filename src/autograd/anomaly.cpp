@@ -65,9 +65,11 @@ std::string position(long tape_index) {
 const char* hint_for(const std::string& op) {
   if (op == "log") return "log(x) is NaN for x < 0 and -inf at x = 0";
   if (op == "sqrt") return "sqrt(x) is NaN for x < 0; its gradient 1/(2 sqrt(x)) is inf at x = 0";
-  if (op == "div") return "0/0 is NaN and x/0 is +-inf; its gradient -a/b^2 blows up as b -> 0";
+  if (op == "div" || op == "rdiv_scalar") return "0/0 is NaN and x/0 is +-inf; its gradient -a/b^2 blows up as b -> 0";
   if (op == "pow") return "x^p is NaN for x < 0 and non-integer p, inf at x = 0 for p < 0";
   if (op == "exp") return "exp(x) overflows to inf for x > 709.78";
+  if (op == "layer_norm" || op == "rms_norm" || op == "batch_norm")
+    return "a NaN/Inf in the input, or a variance + eps that is 0 (eps = 0 on a constant row)";
   return nullptr;
 }
 
