@@ -1,0 +1,36 @@
+// ffn: a Transformer's position-wise feed-forward network, y = fc2(act(fc1(x))),
+// forward and backward, with the tape and gradient norms.
+//
+// In gdb: `p ffn.fc1->weight` shows the (hidden, d) weight; `tapegrad-table`
+// after loss.backward(true) shows the norms below.
+#include <iostream>
+
+#include <xtensor/xio.hpp>
+#include <xtensor/xnorm.hpp>
+
+#include "tapegrad/tapegrad.hpp"
+
+using namespace tapegrad;
+
+int main() {
+  Generator gen(1);
+  nn::FFN ffn(4, 8, "gelu", gen);  // d = 4 → hidden 8 → 4
+  std::cout << ffn.to_string() << "\n";
+
+  Tensor x(gen.randn({3, 4}), true, "x");  // 3 positions, d = 4; each is transformed on its own
+  Tensor y = ffn(x);
+  std::cout << "y = ffn(x), shape " << shape_str(y.shape()) << ":\n" << y.value() << "\n\n";
+
+  Tensor loss = mean(y * y);
+  loss.backward(/*retain_graph=*/true);
+  std::cout << "loss = " << loss.item() << "\n" << tape_table() << "\n";
+  for (const auto& [name, p] : ffn.named_parameters())
+    std::cout << name << " " << shape_str(p.shape()) << "  |grad| = " << xt::norm_l2(p.grad())() << '\n';
+  tape().clear();
+
+  // gradcheck perturbs the module's own parameter tensors in place (and restores them).
+  GradcheckResult check =
+      gradcheck([&](const std::vector<Tensor>& in) { return ffn(in[0]); }, {x, ffn.fc1->weight, ffn.fc2->bias});
+  std::cout << '\n' << check.report << '\n';
+  return check.ok ? 0 : 1;
+}
