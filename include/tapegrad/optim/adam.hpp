@@ -26,7 +26,7 @@ struct AdamOptions {
   std::pair<double, double> betas{0.9, 0.999};  // each in [0, 1)
   double eps = 1e-8;
   // Unset means PyTorch's default: 0 for Adam, 1e-2 for AdamW.
-  std::optional<double> weight_decay;
+  std::optional<double> weight_decay = std::nullopt;
   bool amsgrad = false;
 };
 
