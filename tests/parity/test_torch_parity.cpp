@@ -1,0 +1,257 @@
+// Parity with PyTorch: every layer's output, input gradient, parameter
+// gradients and updated running statistics against fixtures that
+// tools/torch_fixtures.py wrote with torch 1.13 in float64
+// (tests/fixtures/layers/README.md). Each case runs forward, then
+// backward(dy) with the saved random dy, and compares to 1e-10 relative.
+//
+// The fixture's file names are PyTorch's state_dict keys ("param.ffn.fc1.weight.npy"),
+// and the parameters are copied into tapegrad's module by its own names, so
+// the key sets must be equal: a renamed parameter fails here too.
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <xtensor/xnpy.hpp>
+
+#include "helpers.hpp"
+
+namespace {
+
+using namespace tapegrad;
+namespace fs = std::filesystem;
+
+constexpr double kRtol = 1e-10;  // float64 summation-order noise is ~1e-15
+constexpr double kAtol = 1e-12;  // floor for entries that are (near) zero
+
+// Must equal the constants at the top of tools/torch_fixtures.py.
+constexpr std::size_t kFeatures = 8, kHidden = 32, kLinearOut = 5, kDeepNormBlocks = 6;
+constexpr double kLayerNormEps = 1e-5, kBatchNormEps = 1e-5, kBatchNormMomentum = 0.1;
+
+// One case's directory of .npy files.
+class Fixture {
+ public:
+  explicit Fixture(const std::string& name) : dir_(fs::path(TAPEGRAD_FIXTURES_DIR) / "layers" / name) {
+    INFO("fixture directory " << dir_.string() << " (regenerate with tools/torch_fixtures.py)");
+    REQUIRE(fs::is_directory(dir_));
+  }
+
+  Array load(const std::string& stem) const {
+    const fs::path path = dir_ / (stem + ".npy");
+    INFO("fixture file " << path.string());
+    REQUIRE(fs::is_regular_file(path));
+    return xt::load_npy<double>(path.string());
+  }
+
+  // The keys of the files "<prefix><key>.npy", sorted: prefix "param." gives the parameter names.
+  std::vector<std::string> keys(const std::string& prefix) const {
+    std::vector<std::string> out;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      const std::string file = entry.path().filename().string();
+      if (file.rfind(prefix, 0) == 0 && entry.path().extension() == ".npy")
+        out.push_back(file.substr(prefix.size(), file.size() - prefix.size() - 4));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  fs::path dir_;
+};
+
+// got ≈ want to kRtol relative with a kAtol floor, elementwise; on failure shows the worst entry.
+void check_close(const std::string& what, const Array& got, const Array& want) {
+  INFO(what << ": tapegrad " << shape_str(got.shape()) << ", PyTorch " << shape_str(want.shape()));
+  REQUIRE(got.shape() == want.shape());
+  std::size_t worst = 0;
+  double worst_excess = -1.0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double excess = std::abs(got.data()[i] - want.data()[i]) / (kAtol + kRtol * std::abs(want.data()[i]));
+    if (!(excess <= worst_excess)) worst_excess = excess, worst = i;  // also catches NaN
+  }
+  INFO("worst flat index " << worst << ": tapegrad " << got.data()[worst] << ", PyTorch " << want.data()[worst]
+                           << " (error / tolerance = " << worst_excess << ")");
+  CHECK(testing::allclose(got, want, kRtol, kAtol));
+}
+
+std::vector<std::string> sorted_keys(const nn::NamedTensors& named) {
+  std::vector<std::string> out;
+  for (const auto& [name, t] : named) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The leaves and buffers a case runs on, by state_dict key.
+using TensorMap = std::map<std::string, Tensor>;
+
+// Runs y = forward(x), y.backward(dy), and checks y, every gradient, and the
+// buffers the forward pass may update. `buffers_to_check` are the keys whose
+// "buffer_after.<key>" is compared (num_batches_tracked only for modules).
+void check_forward_backward(const Fixture& f, const std::function<Tensor(const Tensor&)>& forward,
+                            const TensorMap& params, const TensorMap& buffers,
+                            const std::vector<std::string>& buffers_to_check) {
+  Tensor x(f.load("input"), true, "x");
+  Tensor y = forward(x);
+  check_close("output", y.value(), f.load("output"));
+  y.backward(f.load("dy"));
+  check_close("grad of the input", x.grad(), f.load("grad_input"));
+  for (const auto& [name, p] : params) {
+    INFO("parameter " << name);
+    REQUIRE(p.has_grad());
+    check_close("grad of " + name, p.grad(), f.load("grad." + name));
+  }
+  for (const auto& name : buffers_to_check) check_close(name + " after forward", buffers.at(name).value(),
+                                                        f.load("buffer_after." + name));
+}
+
+// Copies the fixture's "<prefix><key>.npy" into the module's tensors of the same
+// keys through mutable_value(), so the module keeps its own leaves; returns them by key.
+TensorMap copy_in(const nn::NamedTensors& named, const Fixture& f, const std::string& prefix) {
+  REQUIRE(sorted_keys(named) == f.keys(prefix));  // tapegrad's state_dict keys are PyTorch's
+  TensorMap out;
+  for (auto [name, t] : named) {
+    const Array value = f.load(prefix + name);
+    INFO(prefix << name);
+    REQUIRE(t.shape() == value.shape());
+    t.mutable_value() = value;
+    out.emplace(name, t);
+  }
+  return out;
+}
+
+// Loads PyTorch's parameters and buffers into `module`, then checks forward and backward.
+void check_module(nn::Module& module, const Fixture& f) {
+  const TensorMap params = copy_in(module.named_parameters(), f, "param.");
+  const TensorMap buffers = copy_in(module.named_buffers(), f, "buffer.");
+  check_forward_backward(f, [&](const Tensor& x) { return module(x); }, params, buffers, f.keys("buffer."));
+}
+
+// The functional op on fresh tensors loaded from the fixture: parameters as leaves
+// requiring grad, buffers as plain tensors (the op updates running stats in place).
+void check_op(const Fixture& f, const std::function<Tensor(const Tensor&, const TensorMap&)>& op) {
+  TensorMap params, buffers;
+  for (const auto& name : f.keys("param.")) params.emplace(name, Tensor(f.load("param." + name), true, name));
+  for (const auto& name : f.keys("buffer.")) buffers.emplace(name, Tensor(f.load("buffer." + name), false, name));
+  TensorMap all = params;
+  all.insert(buffers.begin(), buffers.end());
+  std::vector<std::string> stats;  // the op has no num_batches_tracked: the module counts
+  for (const auto& name : f.keys("buffer."))
+    if (name != "num_batches_tracked") stats.push_back(name);
+  check_forward_backward(f, [&](const Tensor& x) { return op(x, all); }, params, buffers, stats);
+}
+
+const Shape kLastAxis{kFeatures};
+
+void check_layer_norm(const std::string& name) {
+  const Fixture f(name);
+  SECTION("nn::LayerNorm") {
+    nn::LayerNorm m(kFeatures, kLayerNormEps);
+    check_module(m, f);
+  }
+  SECTION("layer_norm (fused)") {
+    check_op(f, [](const Tensor& x, const TensorMap& t) {
+      return layer_norm(x, kLastAxis, t.at("weight"), t.at("bias"), kLayerNormEps);
+    });
+  }
+  SECTION("composed::layer_norm") {
+    check_op(f, [](const Tensor& x, const TensorMap& t) {
+      return composed::layer_norm(x, kLastAxis, t.at("weight"), t.at("bias"), kLayerNormEps);
+    });
+  }
+}
+
+void check_rms_norm(const std::string& name) {
+  const Fixture f(name);
+  SECTION("nn::RMSNorm (default eps)") {
+    nn::RMSNorm m(kFeatures);
+    check_module(m, f);
+  }
+  SECTION("rms_norm (fused)") {
+    check_op(f, [](const Tensor& x, const TensorMap& t) { return rms_norm(x, kLastAxis, t.at("weight")); });
+  }
+  SECTION("composed::rms_norm") {
+    check_op(f, [](const Tensor& x, const TensorMap& t) { return composed::rms_norm(x, kLastAxis, t.at("weight")); });
+  }
+}
+
+void check_batch_norm(const std::string& name, bool training) {
+  const Fixture f(name);
+  SECTION("nn::BatchNorm1d") {
+    nn::BatchNorm1d m(kFeatures, kBatchNormEps, kBatchNormMomentum);
+    m.train(training);
+    check_module(m, f);
+  }
+  SECTION("batch_norm (fused)") {
+    check_op(f, [training](const Tensor& x, const TensorMap& t) {
+      return batch_norm(x, t.at("running_mean"), t.at("running_var"), t.at("weight"), t.at("bias"), training,
+                        kBatchNormMomentum, kBatchNormEps);
+    });
+  }
+  SECTION("composed::batch_norm") {
+    check_op(f, [training](const Tensor& x, const TensorMap& t) {
+      return composed::batch_norm(x, t.at("running_mean"), t.at("running_var"), t.at("weight"), t.at("bias"),
+                                  training, kBatchNormMomentum, kBatchNormEps);
+    });
+  }
+}
+
+void check_ffn(const std::string& name, const std::string& activation) {
+  nn::FFN m(kFeatures, kHidden, activation);
+  check_module(m, Fixture(name));
+}
+
+void check_residual(nn::Placement placement) {
+  nn::ResidualBlockOptions options;
+  options.eps = kLayerNormEps;
+  if (placement == nn::Placement::deepnorm) {
+    // β only scales the weights at construction; the fixture's weights are already scaled and overwrite them.
+    const auto c = nn::deepnorm_constants(kDeepNormBlocks);
+    options.deepnorm_alpha = c.alpha;
+    options.deepnorm_beta = c.beta;
+  }
+  nn::ResidualBlock block(std::make_shared<nn::FFN>(kFeatures, kHidden, "relu"), placement, kFeatures, options);
+  check_module(block, Fixture("residual_" + nn::to_string(placement)));
+}
+
+}  // namespace
+
+TEST_CASE("parity: layer_norm 2-D (batch, features)", "[parity]") { check_layer_norm("layer_norm_2d"); }
+TEST_CASE("parity: layer_norm 3-D (batch, seq, features)", "[parity]") { check_layer_norm("layer_norm_3d"); }
+TEST_CASE("parity: rms_norm 2-D", "[parity]") { check_rms_norm("rms_norm_2d"); }
+TEST_CASE("parity: rms_norm 3-D", "[parity]") { check_rms_norm("rms_norm_3d"); }
+TEST_CASE("parity: batch_norm train 2-D, running stats updated", "[parity]") {
+  check_batch_norm("batch_norm_train_2d", true);
+}
+TEST_CASE("parity: batch_norm train 3-D (features last), running stats updated", "[parity]") {
+  check_batch_norm("batch_norm_train_3d", true);
+}
+TEST_CASE("parity: batch_norm eval 2-D, given running stats", "[parity]") {
+  check_batch_norm("batch_norm_eval_2d", false);
+}
+TEST_CASE("parity: batch_norm eval 3-D (features last), given running stats", "[parity]") {
+  check_batch_norm("batch_norm_eval_3d", false);
+}
+
+TEST_CASE("parity: linear", "[parity]") {
+  const Fixture f("linear");
+  SECTION("nn::Linear") {
+    nn::Linear m(kFeatures, kLinearOut);
+    check_module(m, f);
+  }
+  SECTION("linear") {
+    check_op(f, [](const Tensor& x, const TensorMap& t) { return linear(x, t.at("weight"), t.at("bias")); });
+  }
+}
+
+TEST_CASE("parity: FFN with ReLU", "[parity]") { check_ffn("ffn_relu", "relu"); }
+TEST_CASE("parity: FFN with exact GELU", "[parity]") { check_ffn("ffn_gelu", "gelu"); }
+
+TEST_CASE("parity: ResidualBlock post", "[parity]") { check_residual(nn::Placement::post); }
+TEST_CASE("parity: ResidualBlock pre", "[parity]") { check_residual(nn::Placement::pre); }
+TEST_CASE("parity: ResidualBlock deepnorm (N = 6)", "[parity]") { check_residual(nn::Placement::deepnorm); }
+TEST_CASE("parity: ResidualBlock rezero (alpha = 0.3)", "[parity]") { check_residual(nn::Placement::rezero); }
+TEST_CASE("parity: ResidualBlock sandwich", "[parity]") { check_residual(nn::Placement::sandwich); }
+TEST_CASE("parity: ResidualBlock none", "[parity]") { check_residual(nn::Placement::none); }
