@@ -118,7 +118,7 @@ TEST_CASE("uniform and normal have the right moments", "[optim]") {
   CHECK(within(2.0) == Approx(0.9545).margin(0.003));
 }
 
-TEST_CASE("integer(n) covers [0, n) evenly", "[optim]") {
+TEST_CASE("integer(n) covers 0 .. n-1 evenly", "[optim]") {
   Generator gen(3);
   std::vector<int> counts(10, 0);
   for (int i = 0; i < 100000; ++i) {
