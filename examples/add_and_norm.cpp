@@ -3,7 +3,7 @@
 // layer_norm, so its tape shows the two entries; gradcheck confirms the
 // backward of both together.
 //
-// In gdb: `break tapegrad::kernels::normalize_backward` stops in its backward.
+// In gdb: `break normalize_kernel.hpp:tapegrad::kernels::normalize_backward` stops in its backward.
 #include <iostream>
 
 #include <xtensor/xio.hpp>

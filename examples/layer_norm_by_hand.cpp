@@ -7,7 +7,7 @@
 //   rstd      = 1 / sqrt(σ² + eps)              ≈ 1.2247
 //   y         = x̂₀ · rstd · γ + β               ≈ [-1.2247, 0, 1.2247]
 //
-// In gdb (debug preset): `break tapegrad::kernels::normalize_backward` stops in
+// In gdb (debug preset): `break normalize_kernel.hpp:tapegrad::kernels::normalize_backward` stops in
 // the fused backward; `p tapegrad::tape()` shows the by-hand tape (10 entries)
 // next to the single layer_norm entry.
 #include <iomanip>

@@ -10,7 +10,7 @@
 // LayerNorm down to x unchanged. With two blocks the effect is small; it grows
 // with depth.
 //
-// In gdb: `break tapegrad::kernels::normalize_backward`, then `bt` shows which
+// In gdb: `break normalize_kernel.hpp:tapegrad::kernels::normalize_backward`, then `bt` shows which
 // block's LayerNorm is being differentiated; `p tapegrad::tape()` the whole stack.
 #include <iostream>
 

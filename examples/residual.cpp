@@ -2,7 +2,7 @@
 // path PLUS dL/dy through F: the "+ x" is a highway that lets gradients skip
 // the sublayer, which is why deep stacks of residual blocks still train.
 //
-// In gdb: `break tapegrad::residual` stops in the forward; `p x` and `p fx`
+// In gdb: `break linear.cpp:tapegrad::residual` stops in the forward; `p x` and `p fx`
 // show both summands.
 #include <iostream>
 

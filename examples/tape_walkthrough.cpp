@@ -5,15 +5,15 @@
 //   ./tape_walkthrough --dot      only the graph, for: ./tape_walkthrough --dot | dot -Tsvg > tape.svg
 //
 // Step through it in gdb (tools/gdb/README.md has the full session):
-//   gdb -iex 'add-auto-load-safe-path .' ./tape_walkthrough
+//   cd build-debug && gdb -iex "add-auto-load-safe-path $PWD" examples/tape_walkthrough
 //   (gdb) break main
 //   (gdb) run
 //   (gdb) next                    ... until the forward is done, then:
 //   (gdb) p x                     Tensor(name='x', shape=(2, 3), value=[[1, -2, 3], [-1, 0.5, 2]], ...)
 //   (gdb) p tapegrad::tape()      the entries recorded so far
-//   (gdb) rbreak ^tapegrad::relu\(.*lambda     stop in relu's backward during loss.backward()
-//   (gdb) continue
-//   (gdb) p e                     the tape entry being differentiated;  p dy  the incoming gradient
+//   (gdb) break activation.cpp:14  the line inside relu's backward lambda (`list tapegrad::relu`)
+//   (gdb) continue                 stops there during loss.backward()
+//   (gdb) p e                      the tape entry being differentiated;  p dy  the incoming gradient
 #include <cstring>
 #include <iostream>
 

@@ -2,7 +2,7 @@
 //   zero_grad → forward → loss → backward → step
 // A two-layer MLP learns y = sin(x₀) + x₁² / 2 from 64 points, with Adam.
 //
-// In gdb: `break tapegrad::optim::Optimizer::step` stops once per step;
+// In gdb: `break optimizer.cpp:tapegrad::optim::Optimizer::step` stops once per step;
 // `p fc1.weight` before and after `finish` shows the update.
 #include <cmath>
 #include <iostream>

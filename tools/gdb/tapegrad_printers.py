@@ -207,7 +207,9 @@ def entry_str(entry):
     """A TapeEntry: its line, then each input and the output in full."""
     out = _shared_ptr(entry["output"]["impl_"])
     index = int(out.dereference()["tape_index"]) if int(out) else -1
-    lines = ["TapeEntry #%d %s" % (index, entry_line(entry))]
+    # Inputs made on the output's tape generation are earlier entries: "#k".
+    generation = int(out.dereference()["tape_generation"]) if int(out) else None
+    lines = ["TapeEntry #%d %s" % (index, entry_line(entry, generation))]
     for k, t in enumerate(_std_vector(entry["inputs"])):
         lines.append("  input %d: %s" % (k, tensor_str(t)))
     lines.append("  output:  %s" % tensor_str(entry["output"]))
