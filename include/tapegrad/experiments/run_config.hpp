@@ -34,7 +34,7 @@ struct RunConfig {
   std::size_t d_in = 16;
   std::size_t classes = 8;
   std::size_t teacher_hidden = 32;
-  long eval_every = 25;           // eval-loss checks for the collapse criterion
+  long eval_every = 50;           // eval-loss checks for the collapse criterion
 
   bool operator==(const RunConfig& other) const;
   bool operator!=(const RunConfig& other) const { return !(*this == other); }
