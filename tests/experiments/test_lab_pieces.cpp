@@ -8,6 +8,7 @@
 
 #include <xtensor/xsort.hpp>
 
+#include "experiments/lab_helpers.hpp"
 #include "helpers.hpp"
 #include "tapegrad/experiments/depth_run.hpp"
 #include "tapegrad/experiments/sweep.hpp"
@@ -15,21 +16,7 @@
 using namespace tapegrad;
 using namespace tapegrad::experiments;
 
-namespace {
-RunConfig tiny(nn::Placement p, std::size_t depth = 2) {
-  RunConfig c;
-  c.placement = p;
-  c.depth = depth;
-  c.d = 4;
-  c.steps = 6;
-  c.batch = 8;
-  c.train_size = 32;
-  c.eval_size = 16;
-  c.eval_every = 2;
-  c.lr = 1e-2;
-  return c;
-}
-}  // namespace
+using testing::tiny_run;
 
 TEST_CASE("format_double gives the shortest text that reads back exactly", "[lab]") {
   CHECK(format_double(0.01) == "0.01");
@@ -43,14 +30,14 @@ TEST_CASE("format_double gives the shortest text that reads back exactly", "[lab
 }
 
 TEST_CASE("run_id names every swept setting", "[lab]") {
-  RunConfig c = tiny(nn::Placement::deepnorm, 16);
+  RunConfig c = tiny_run(nn::Placement::deepnorm, 16);
   c.warmup = 100;
   c.seed = 3;
   CHECK(run_id(c) == "deepnorm_L16_d4_lr0.01_w100_T6_b8_s3");
 }
 
 TEST_CASE("seeds: data per seed, init per architecture, batches per batch size", "[lab]") {
-  RunConfig a = tiny(nn::Placement::post), b = a;
+  RunConfig a = tiny_run(nn::Placement::post), b = a;
   b.lr = 3e-2;
   b.warmup = 7;
   CHECK(init_seed(a) == init_seed(b));  // an lr sweep starts from the same weights
@@ -66,19 +53,19 @@ TEST_CASE("seeds: data per seed, init per architecture, batches per batch size",
 }
 
 TEST_CASE("validate rejects bad runs with a message naming the field", "[lab]") {
-  RunConfig c = tiny(nn::Placement::post);
+  RunConfig c = tiny_run(nn::Placement::post);
   c.depth = 0;
   CHECK_THROWS_WITH(validate(c), Catch::Contains("depth"));
-  c = tiny(nn::Placement::post);
+  c = tiny_run(nn::Placement::post);
   c.lr = 0.0;
   CHECK_THROWS_WITH(validate(c), Catch::Contains("lr must be"));
-  c = tiny(nn::Placement::post);
+  c = tiny_run(nn::Placement::post);
   c.batch = 33;
   CHECK_THROWS_WITH(validate(c), Catch::Contains("larger than the train set"));
 }
 
 TEST_CASE("config.json round-trips a RunConfig", "[lab]") {
-  RunConfig c = tiny(nn::Placement::sandwich, 3);
+  RunConfig c = tiny_run(nn::Placement::sandwich, 3);
   c.lr = 0.1 + 0.2;  // not a short decimal
   c.warmup = 5;
   c.seed = 12345678901234ULL;
@@ -127,7 +114,7 @@ TEST_CASE("teacher task: reproducible, labels in range and not degenerate", "[la
 }
 
 TEST_CASE("sample_batches: distinct in-range indices, reproducible", "[lab]") {
-  const RunConfig c = tiny(nn::Placement::post);
+  const RunConfig c = tiny_run(nn::Placement::post);
   const Batches b = sample_batches(c);
   REQUIRE(b.size() == 6);
   for (const auto& batch : b) {
@@ -141,7 +128,7 @@ TEST_CASE("sample_batches: distinct in-range indices, reproducible", "[lab]") {
 TEST_CASE("DepthModel parameters carry PyTorch's state_dict names", "[lab]") {
   auto names = [](nn::Placement p) {
     Generator gen(0);
-    DepthModel m(tiny(p), gen);
+    DepthModel m(tiny_run(p), gen);
     std::vector<std::string> out;
     for (const auto& [name, t] : m.named_parameters()) out.push_back(name);
     return out;
@@ -166,7 +153,7 @@ TEST_CASE("DepthModel parameters carry PyTorch's state_dict names", "[lab]") {
 
 TEST_CASE("DepthModel: DeepNorm scales the sublayer weights by beta(L)", "[lab]") {
   Generator g1(5), g2(5);
-  DepthModel post(tiny(nn::Placement::post, 3), g1), deep(tiny(nn::Placement::deepnorm, 3), g2);
+  DepthModel post(tiny_run(nn::Placement::post, 3), g1), deep(tiny_run(nn::Placement::deepnorm, 3), g2);
   const double beta = nn::deepnorm_constants(3).beta;
   CHECK(testing::allclose(deep.fc2_weight(2).value(), beta * post.fc2_weight(2).value(), 1e-15, 0.0));
   const bool same_input = deep.input->weight.value() == post.input->weight.value();
@@ -176,7 +163,7 @@ TEST_CASE("DepthModel: DeepNorm scales the sublayer weights by beta(L)", "[lab]"
 TEST_CASE("DepthModel gradients pass gradcheck for every placement", "[lab]") {
   for (auto p : nn::all_placements()) {
     INFO("placement " << nn::to_string(p));
-    RunConfig c = tiny(p);
+    RunConfig c = tiny_run(p);
     c.d_in = 3;
     c.classes = 3;
     Generator gen(11);
@@ -213,7 +200,7 @@ TEST_CASE("classify: NaN, collapse and success", "[lab]") {
 }
 
 TEST_CASE("train stops at the first NaN loss and flags it", "[lab]") {
-  RunConfig c = tiny(nn::Placement::none);
+  RunConfig c = tiny_run(nn::Placement::none);
   const TeacherTask task = make_teacher_task(c);
   Generator gen(init_seed(c));
   DepthModel model(c, gen);
@@ -224,7 +211,7 @@ TEST_CASE("train stops at the first NaN loss and flags it", "[lab]") {
 }
 
 TEST_CASE("run_experiment is bitwise reproducible, also on another thread", "[lab]") {
-  const RunConfig c = tiny(nn::Placement::post, 3);
+  const RunConfig c = tiny_run(nn::Placement::post, 3);
   const RunResult a = run_experiment(c);
   RunResult b;
   std::thread([&] { b = run_experiment(c); }).join();
@@ -243,7 +230,7 @@ TEST_CASE("run_experiment is bitwise reproducible, also on another thread", "[la
 }
 
 TEST_CASE("the learning rate follows the linear warmup", "[lab]") {
-  RunConfig c = tiny(nn::Placement::pre);
+  RunConfig c = tiny_run(nn::Placement::pre);
   c.warmup = 4;
   const RunResult r = run_experiment(c);
   CHECK(r.log.curve[0].lr == Approx(0.25 * c.lr));

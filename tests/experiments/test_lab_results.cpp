@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "experiments/lab_helpers.hpp"
 #include "helpers.hpp"
 #include "tapegrad/experiments/files.hpp"
 #include "tapegrad/experiments/replay.hpp"
@@ -109,16 +110,8 @@ TEST_CASE("summary table: the deepest depth that trained", "[lab]") {
 
 TEST_CASE("write_replay writes a record that replays bitwise in tapegrad", "[lab]") {
   const std::string dir = scratch("replay");
-  RunConfig c;
-  c.placement = nn::Placement::sandwich;
-  c.depth = 2;
-  c.d = 4;
-  c.steps = 5;
-  c.batch = 8;
-  c.train_size = 32;
-  c.eval_size = 16;
+  RunConfig c = testing::tiny_run(nn::Placement::sandwich);
   c.warmup = 3;
-  c.lr = 1e-2;
   const RunResult r = write_replay(dir, c);
   for (const char* f : {"config.json", "x.npy", "y.npy", "batches.npy", "losses.npy", "input.weight.npy",
                         "blocks.1.ffn.fc2.weight.npy", "blocks.0.norm_out.bias.npy", "final_norm.weight.npy",
