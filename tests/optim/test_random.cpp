@@ -51,7 +51,7 @@ TEST_CASE("Generator's uniform and normal are the documented transforms of raw d
   }
 }
 
-TEST_CASE("the same seed gives bitwise-equal sequences; other seeds differ", "[optim]") {
+TEST_CASE("the same seed gives bitwise-equal sequences, other seeds differ", "[optim]") {
   auto sequence = [](std::uint64_t seed) {
     Generator gen(seed);
     std::vector<double> v;
