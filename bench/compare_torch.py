@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The workloads of bench/*.cpp in PyTorch (float64, one thread), for bench/run.sh.
+
+    /usr/bin/python3 bench/compare_torch.py [--repetitions 5] > torch.json
+    /usr/bin/python3 bench/compare_torch.py --peak-memory pre 16 64 20   # one line, like tapegrad_peak_memory
+
+Prints one JSON object: for each workload the median over the repetitions of the
+time per iteration. The model is tools/replay_torch.py's DepthModel, the module-for-module
+twin of tapegrad's, so both sides run the same arithmetic.
+Needs Debian's python3-torch (run with /usr/bin/python3).
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from replay_torch import DepthModel  # noqa: E402  (float64 by default once imported)
+
+torch.set_num_threads(1)
+torch.set_default_dtype(torch.float64)
+
+
+def median_seconds(fn, repetitions, min_time=0.5):
+    """Median over `repetitions` of the CPU seconds per call, each repetition running >= min_time.
+
+    CPU time of the process, not wall time, as the C++ side (MeasureProcessCPUTime): on a
+    shared machine wall time counts the other processes too."""
+    fn()  # warm-up
+    calls = 1
+    while True:  # how many calls fill min_time
+        start = time.process_time()
+        for _ in range(calls):
+            fn()
+        if time.process_time() - start >= min_time / 4:
+            break
+        calls *= 2
+    calls *= 4
+    times = []
+    for _ in range(repetitions):
+        start = time.process_time()
+        for _ in range(calls):
+            fn()
+        times.append((time.process_time() - start) / calls)
+    return statistics.median(times)
+
+
+def train_step(placement, depth, batch, d=64, d_in=16, classes=8):
+    """One step of the depth-lab model: forward, cross_entropy, backward, Adam (PyTorch defaults)."""
+    torch.manual_seed(0)
+    cfg = dict(d=d, d_in=d_in, classes=classes, depth=depth, placement=placement, ffn_hidden=4 * d,
+               layer_norm_eps=1e-5, deepnorm_alpha=1.0,
+               final_norm=placement in ("pre", "sandwich"))
+    model = DepthModel(cfg)
+    adam = torch.optim.Adam(model.parameters())
+    x = torch.randn(batch, d_in)
+    y = torch.randint(0, classes, (batch,))
+
+    def step():
+        adam.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        adam.step()
+        return loss
+    return step
+
+
+def layer_norm_fwd_bwd(rows=4096, cols=1024):
+    x = torch.randn(rows, cols, requires_grad=True)
+    w = torch.randn(cols, requires_grad=True)
+    b = torch.randn(cols, requires_grad=True)
+    dy = torch.randn(rows, cols)
+
+    def run():
+        x.grad = w.grad = b.grad = None
+        y = torch.nn.functional.layer_norm(x, (cols,), w, b)
+        y.backward(dy)
+    return run
+
+
+OPS_PER_ITERATION = 100  # as bench_tape_overhead.cpp
+
+
+def small_ops(backward):
+    a = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    b = torch.tensor([0.5, 0.5, 0.5, 0.5], requires_grad=True)
+    seed = torch.ones(4)
+
+    def run():
+        a.grad = b.grad = None
+        h = a
+        for _ in range(OPS_PER_ITERATION):
+            h = h + b
+        if backward:
+            h.backward(seed)
+    return run
+
+
+def peak_memory(placement, depth, batch, steps):
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    step = train_step(placement, depth, batch)
+    step()
+    start = time.process_time()
+    for _ in range(steps):
+        step()
+    ms = (time.process_time() - start) / steps * 1e3
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps(dict(placement=placement, depth=depth, batch=batch, ms_per_step=ms,
+                          peak_rss_mib=peak, baseline_rss_mib=baseline)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--peak-memory", nargs=4, metavar=("PLACEMENT", "DEPTH", "BATCH", "STEPS"))
+    args = parser.parse_args()
+    if args.peak_memory:
+        p, depth, batch, steps = args.peak_memory
+        peak_memory(p, int(depth), int(batch), int(steps))
+        return
+    r = args.repetitions
+    out = {"torch_version": torch.__version__, "threads": torch.get_num_threads()}
+    out["train_step_s"] = {f"{p}/{L}/{B}": median_seconds(train_step(p, L, B), r)
+                           for p, L, B in [("pre", 16, 64), ("post", 16, 64)]
+                           + [("pre", L, 64) for L in (2, 4, 8, 32, 64)] + [("pre", 16, B) for B in (16, 256)]}
+    out["layer_norm_fwd_bwd_s"] = median_seconds(layer_norm_fwd_bwd(), r)
+    out["small_op_forward_s"] = median_seconds(small_ops(False), r) / OPS_PER_ITERATION
+    out["small_op_forward_backward_s"] = median_seconds(small_ops(True), r) / OPS_PER_ITERATION
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

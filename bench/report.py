@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Reads the raw results of bench/run.sh (a directory) and prints the table of ratios (Markdown).
+
+Every figure is the median over the rounds; a ratio is computed per round (tapegrad and
+torch ran back to back) and then its median taken, so slow spells of a shared machine
+cancel as far as they can.
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def load_rounds(folder):
+    rounds = []
+    for path in sorted(glob.glob(os.path.join(folder, "tapegrad_*.json"))):
+        i = path.rsplit("_", 1)[1]
+        with open(path) as f:
+            tg = {b["name"]: b for b in json.load(f)["benchmarks"]}
+        with open(os.path.join(folder, f"torch_{i}")) as f:
+            rounds.append((tg, json.load(f)))
+    return rounds
+
+
+def seconds(b):
+    """CPU seconds per iteration of one Google Benchmark result."""
+    return b["cpu_time"] * UNIT[b["time_unit"]]
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def main(folder):
+    rounds = load_rounds(folder)
+    print(f"Medians over {len(rounds)} alternating rounds; process CPU time; one thread; float64.\n")
+    print("| workload | tapegrad | PyTorch | tapegrad vs PyTorch (median of per-round time ratios) |")
+    print("|---|---|---|---|")
+
+    def row(label, tg_key, torch_of, unit, per=1.0, speed=False):
+        tg = [seconds(t[tg_key]) / per for t, _ in rounds]
+        th = [torch_of(p) for _, p in rounds]
+        scale, name = unit
+        ratio = median([b / a for a, b in zip(tg, th)])  # torch's time over tapegrad's, per round
+        verdict = f"{ratio:.2f}× {'faster' if ratio >= 1 else 'slower'}"
+        if speed:  # show rates (1 / time)
+            print(f"| {label} | {median([1 / s for s in tg]):.1f} {name} | {median([1 / s for s in th]):.1f} {name} "
+                  f"| {verdict} |")
+        else:
+            print(f"| {label} | {median(tg) * scale:.3g} {name} | {median(th) * scale:.3g} {name} | {verdict} |")
+
+    for p in ("pre", "post"):
+        key = "BM_TrainStep_" + p.capitalize() + "/16/64"
+        row(f"training step, {p}-norm, d 64, batch 64, L 16 (steps/s)", key,
+            lambda t, p=p: t["train_step_s"][f"{p}/16/64"], (1, "steps/s"), speed=True)
+    row("layer_norm fwd+bwd 4096×1024", "BM_LayerNorm_FwdBwd", lambda t: t["layer_norm_fwd_bwd_s"], (1e3, "ms"))
+    row("small op (add, 4 elements): forward + record", "BM_SmallOp_Forward",
+        lambda t: t["small_op_forward_s"], (1e9, "ns"), per=100)
+    row("small op: forward + backward", "BM_SmallOp_ForwardBackward",
+        lambda t: t["small_op_forward_backward_s"], (1e9, "ns"), per=100)
+    for L in (2, 4, 8, 16, 32, 64):
+        key = "BM_TrainStep_Pre/16/64" if L == 16 else f"BM_TrainStep_Pre_Scaling/{L}/64"
+        row(f"step time, pre, batch 64, L {L}", key, lambda t, L=L: t["train_step_s"][f"pre/{L}/64"], (1e3, "ms"))
+    for B in (16, 64, 256):
+        key = "BM_TrainStep_Pre/16/64" if B == 64 else f"BM_TrainStep_Pre_Scaling/16/{B}"
+        row(f"step time, pre, L 16, batch {B}", key, lambda t, B=B: t["train_step_s"][f"pre/16/{B}"], (1e3, "ms"))
+
+    # Bandwidth: the bytes layer_norm must move (see bench_layer_norm.cpp) over its time.
+    ln_bytes = 5 * 4096 * 1024 * 8
+    ln_tg = median([ln_bytes / seconds(t["BM_LayerNorm_FwdBwd"]) / 1e9 for t, _ in rounds])
+    ln_th = median([ln_bytes / p["layer_norm_fwd_bwd_s"] / 1e9 for _, p in rounds])
+    copy = median([t["BM_Stream_Copy"]["GB_per_s"] for t, _ in rounds])
+    triad = median([t["BM_Stream_Triad"]["GB_per_s"] for t, _ in rounds])
+    bound = max(copy, triad)
+    print(f"\nMemory bandwidth (STREAM-like, same run): copy {copy:.2f} GB/s, triad {triad:.2f} GB/s.")
+    print(f"layer_norm fwd+bwd moves at least 5 × 4096 × 1024 × 8 B = {ln_bytes / 1e6:.0f} MB "
+          f"(forward reads x, writes y; backward reads x, dy, writes dx):")
+    print(f"tapegrad {ln_tg:.2f} GB/s = {ln_tg / bound:.0%} of the bound ({bound:.2f} GB/s); "
+          f"PyTorch {ln_th:.2f} GB/s = {ln_th / bound:.0%}.")
+
+    print("\nPeak RSS (ru_maxrss, one process per configuration, minus the process's RSS before building the model):\n")
+    print("| configuration | tapegrad MiB | PyTorch MiB |")
+    print("|---|---|---|")
+    tg_mem = [json.loads(l) for l in open(os.path.join(folder, "tapegrad_memory.jsonl"))]
+    th_mem = [json.loads(l) for l in open(os.path.join(folder, "torch_memory.jsonl"))]
+    for a, b in zip(tg_mem, th_mem):
+        print(f"| pre, L {a['depth']}, batch {a['batch']} | {a['peak_rss_mib'] - a['baseline_rss_mib']:.1f} "
+              f"| {b['peak_rss_mib'] - b['baseline_rss_mib']:.1f} |")
+    with open(os.path.join(folder, "growth.json")) as f:
+        g = json.load(f)
+    print(f"\nMemory growth over 10,000 steps (pre, d 16, L 4, batch 16): RSS {g['rss_step_1000_mib']:.2f} MiB "
+          f"after step 1,000, {g['rss_step_10000_mib']:.2f} MiB after step 10,000: "
+          f"{'no growth' if g['ok'] else 'GROWTH'}; {g['tape_entries']} tape entries left.")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

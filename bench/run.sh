@@ -1,0 +1,42 @@
+#!/bin/sh
+# tapegrad against PyTorch (float64, one thread), side by side: prints a table of ratios.
+#
+#   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_BUILD_BENCH=ON
+#   make -C build-bench -j2 tapegrad_bench tapegrad_peak_memory
+#   bench/run.sh [build-dir] [rounds]          (defaults: build-bench, 5)
+#
+# The machine may be shared, so the two sides run in alternating rounds (tapegrad,
+# then torch, `rounds` times) and the table shows medians over the rounds; times are
+# process CPU time, not wall time. Raw results stay in the printed directory.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../build-bench}
+rounds=${2:-5}
+python=/usr/bin/python3  # Debian's, which has torch
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# Both sides free and re-allocate every activation each step. By default glibc hands
+# freed memory back to the kernel (trim) and maps 128 KiB+ blocks afresh (mmap), so each
+# step pays page faults to get it back; these tunables keep it in the process. Same for
+# both sides; TAPEGRAD_BENCH_MALLOC=default runs with glibc's defaults instead.
+if [ "${TAPEGRAD_BENCH_MALLOC:-}" != default ]; then
+  export GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432
+fi
+out=$(mktemp -d /tmp/tapegrad-bench.XXXXXX)
+echo "raw results in $out" >&2
+
+for i in $(seq "$rounds"); do
+  echo "round $i/$rounds" >&2
+  "$build/bench/tapegrad_bench" --benchmark_out="$out/tapegrad_$i.json" --benchmark_out_format=json >/dev/null
+  "$python" "$here/compare_torch.py" --repetitions 1 >"$out/torch_$i.json"
+done
+
+# Peak memory: one process per configuration (ru_maxrss is per process).
+for cfg in "pre 2 64" "pre 4 64" "pre 8 64" "pre 16 64" "pre 32 64" "pre 64 64" "pre 16 16" "pre 16 256"; do
+  # shellcheck disable=SC2086  # cfg is three words on purpose
+  "$build/bench/tapegrad_peak_memory" $cfg 5 >>"$out/tapegrad_memory.jsonl"
+  # shellcheck disable=SC2086
+  "$python" "$here/compare_torch.py" --peak-memory $cfg 5 >>"$out/torch_memory.jsonl"
+done
+"$build/bench/tapegrad_peak_memory" growth >"$out/growth.json" || true  # the report says if it failed
+
+"$python" "$here/report.py" "$out"
