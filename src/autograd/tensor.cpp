@@ -137,13 +137,17 @@ std::string Tensor::to_string() const {
 void Tensor::accumulate_grad(const Array& g) const {
   TensorImpl& t = checked_impl("accumulate_grad");
   if (!t.requires_grad) return;
-  const Shape target(t.value.shape().begin(), t.value.shape().end());
-  if (!t.has_grad) {
-    t.grad = sum_to_shape(g, target);
-    t.has_grad = true;
+  // Usually g already has the tensor's shape: then it is added as it is, not
+  // through sum_to_shape (which returns a copy).
+  if (std::equal(g.shape().begin(), g.shape().end(), t.value.shape().begin(), t.value.shape().end())) {
+    if (t.has_grad) t.grad += g;
+    else t.grad = g;
   } else {
-    t.grad += sum_to_shape(g, target);
+    const Shape target(t.value.shape().begin(), t.value.shape().end());
+    if (t.has_grad) t.grad += sum_to_shape(g, target);
+    else t.grad = sum_to_shape(g, target);
   }
+  t.has_grad = true;
 }
 
 Array sum_to_shape(const Array& g, const Shape& shape) {

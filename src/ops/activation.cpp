@@ -4,6 +4,7 @@
 
 #include <xtensor/xmath.hpp>
 
+#include "accumulate.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
 namespace tapegrad {
@@ -11,7 +12,12 @@ namespace tapegrad {
 // ---- relu(x) = max(x, 0):  dx = dy * [x > 0] ----
 Tensor relu(const Tensor& x) {
   return record("relu", {x}, xt::maximum(x.value(), 0.0), [](const Array& dy, const TapeEntry& e) {
-    e.inputs[0].accumulate_grad(xt::where(e.inputs[0].value() > 0.0, dy, 0.0));
+    const Array& x = e.inputs[0].value();  // dy has x's shape: it is the gradient of relu(x)
+    Array dx = Array::from_shape(x.shape());
+    const double *xs = x.data(), *dys = dy.data();
+    double* dxs = dx.data();
+    for (std::size_t i = 0, n = x.size(); i < n; ++i) dxs[i] = xs[i] > 0.0 ? dys[i] : 0.0;
+    accumulate_grad(e.inputs[0], std::move(dx));
   });
 }
 

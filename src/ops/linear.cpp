@@ -1,26 +1,18 @@
 #include "tapegrad/ops/linear.hpp"
 
-#include <xtensor/xreducer.hpp>
-
+#include "blas.hpp"
+#include "accumulate.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/elementwise.hpp"
-#include "tapegrad/ops/matmul.hpp"
 #include "tapegrad/ops/normalization.hpp"
 
 namespace tapegrad {
 
-namespace {
-// The rows of x (leading axes flattened) as a 2-D matrix; a copy only for N-D inputs.
-Array rows_of(const Array& v, std::size_t cols) {
-  Array m = v;
-  if (v.dimension() != 2) m.reshape({v.size() / cols, cols});
-  return m;
-}
-}  // namespace
+using blas::as_matrix;
 
 // ---- y = x Wᵀ + b ----
 // backward: dx = dy W;  dW = dyᵀ x;  db = Σ_rows dy   (x's leading axes flattened into rows)
-// Wᵀ is never built: the transposes are BLAS flags.
+// x, dy and dx are read and written in place as (rows, ·) matrices; Wᵀ and dyᵀ are BLAS flags.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (weight.dim() != 2)
     throw ShapeError("linear: weight must be 2-D (out_features, in_features), got " + weight.label());
@@ -31,30 +23,46 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (bias.defined() && bias.shape() != Shape{out})
     throw ShapeError("linear: bias has shape " + shape_str(bias.shape()) + " but weight " + weight.label() +
                      " needs (" + std::to_string(out) + ")");
+  const Shape x_shape = x.shape();
+  std::size_t rows = 1;  // x's leading axes flattened (not numel / in: in may be 0)
+  for (std::size_t d = 0; d + 1 < x_shape.size(); ++d) rows *= x_shape[d];
 
-  Array y = gemm(rows_of(x.value(), in), weight.value(), false, true);
-  if (bias.defined()) y += bias.value();
-  Shape y_shape = x.shape();
+  Shape y_shape = x_shape;
   y_shape.back() = out;
-  y.reshape(y_shape);
+  Array y = Array::from_shape(y_shape);
+  // Every row of y starts as b, and the gemm adds x Wᵀ onto it (beta = 1), as torch's addmm.
+  if (bias.defined())
+    for (std::size_t r = 0; r < rows; ++r) std::copy_n(bias.value().data(), out, y.data() + r * out);
+  blas::gemm(as_matrix(x.value(), rows, in), false, as_matrix(weight.value(), out, in), true, y.data(),
+             bias.defined() ? 1.0 : 0.0);
 
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);
-  return record("linear", std::move(inputs), std::move(y), [in, out](const Array& dy, const TapeEntry& e) {
+  return record("linear", std::move(inputs), std::move(y), [rows, in, out](const Array& dy, const TapeEntry& e) {
     const Tensor& x = e.inputs[0];
     const Tensor& w = e.inputs[1];
-    const Array dy2 = rows_of(dy, out);
+    const blas::Matrix dy2 = as_matrix(dy, rows, out);
     if (x.requires_grad()) {
-      Array dx = gemm(dy2, w.value(), false, false);  // (rows, out) @ (out, in)
-      dx.reshape(x.shape());
-      x.accumulate_grad(dx);
+      Array dx = Array::from_shape(x.shape());
+      blas::gemm(dy2, false, as_matrix(w.value(), out, in), false, dx.data(), 0.0);  // (rows, out) @ (out, in)
+      accumulate_grad(x, std::move(dx));
     }
-    if (w.requires_grad()) w.accumulate_grad(gemm(dy2, rows_of(x.value(), in), true, false));  // (out, rows) @ (rows, in)
-    if (e.inputs.size() == 3 && e.inputs[2].requires_grad())
-      e.inputs[2].accumulate_grad(xt::sum(dy2, {0}, xt::evaluation_strategy::immediate));
+    if (w.requires_grad()) {
+      Array dw = Array::from_shape({out, in});
+      blas::gemm(dy2, true, as_matrix(x.value(), rows, in), false, dw.data(), 0.0);  // (rows, out)ᵀ @ (rows, in)
+      accumulate_grad(w, std::move(dw));
+    }
+    if (e.inputs.size() == 3 && e.inputs[2].requires_grad()) {
+      Array db = Array::from_shape({out});
+      double* dbs = db.data();
+      const double* dys = dy.data();
+      std::fill_n(dbs, out, 0.0);
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < out; ++j) dbs[j] += dys[r * out + j];
+      accumulate_grad(e.inputs[2], std::move(db));
+    }
   });
 }
-
 Tensor residual(const Tensor& x, const Tensor& fx) {
   if (x.shape() != fx.shape())
     throw ShapeError("residual: x " + x.label() + " and F(x) " + fx.label() +

@@ -1,10 +1,12 @@
 #include "tapegrad/ops/matmul.hpp"
 
-#include <xtensor-blas/xblas.hpp>
-
+#include "blas.hpp"
+#include "accumulate.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
 namespace tapegrad {
+
+using blas::as_matrix;
 
 void gemm(const Array& A, const Array& B, Array& out, bool transpose_a, bool transpose_b, double beta) {
   if (A.dimension() != 2 || B.dimension() != 2)
@@ -22,15 +24,8 @@ void gemm(const Array& A, const Array& B, Array& out, bool transpose_a, bool tra
   } else if (!std::equal(out.shape().begin(), out.shape().end(), out_shape.begin(), out_shape.end())) {
     throw ShapeError("gemm: accumulating into " + shape_str(out.shape()) + " but the product is " + shape_str(out_shape));
   }
-  if (m == 0 || n == 0) return;
-  if (ka == 0) {  // BLAS may not touch `out` when k = 0; an empty sum is 0
-    if (beta == 0.0)
-      out.fill(0.0);  // not out *= 0: `out` may be uninitialised (NaN * 0 is NaN)
-    else
-      out *= beta;
-    return;
-  }
-  xt::blas::gemm(A, B, out, transpose_a, transpose_b, 1.0, beta);
+  blas::gemm(as_matrix(A, A.shape()[0], A.shape()[1]), transpose_a, as_matrix(B, B.shape()[0], B.shape()[1]),
+             transpose_b, out.data(), beta);
 }
 
 Array gemm(const Array& A, const Array& B, bool transpose_a, bool transpose_b) {
@@ -39,16 +34,8 @@ Array gemm(const Array& A, const Array& B, bool transpose_a, bool transpose_b) {
   return out;
 }
 
-namespace {
-// A copy of v viewed as a (rows, cols) matrix (leading axes flattened into rows).
-Array as_matrix(const Array& v, std::size_t rows, std::size_t cols) {
-  Array m = v;
-  if (v.dimension() != 2) m.reshape({rows, cols});
-  return m;
-}
-}  // namespace
-
 // ---- y = a @ b, a (..., k), b (k, n):  da = dy @ bᵀ,  db = aᵀ @ dy (a's rows flattened) ----
+// a, dy and da are read and written in place as (rows, ·) matrices; bᵀ and aᵀ are BLAS flags.
 Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() < 2 || b.dim() != 2)
     throw ShapeError("matmul: expected a of shape (..., k) with at least 2 dimensions and a 2-D b (k, n), got " +
@@ -62,22 +49,25 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   for (std::size_t d = 0; d + 1 < as.size(); ++d) rows *= as[d];
   const std::size_t n = b.shape()[1];
 
-  Array y(Shape{rows, n});
-  gemm(as_matrix(a.value(), rows, k), b.value(), y);
   Shape out_shape = as;
   out_shape.back() = n;
-  y.reshape(out_shape);
+  Array y = Array::from_shape(out_shape);
+  blas::gemm(as_matrix(a.value(), rows, k), false, as_matrix(b.value(), k, n), false, y.data(), 0.0);
 
-  return record("matmul", {a, b}, std::move(y), [rows, k, n, as](const Array& dy, const TapeEntry& e) {
+  return record("matmul", {a, b}, std::move(y), [rows, k, n](const Array& dy, const TapeEntry& e) {
     const Tensor& a = e.inputs[0];
     const Tensor& b = e.inputs[1];
-    const Array dy2 = as_matrix(dy, rows, n);
+    const blas::Matrix dy2 = as_matrix(dy, rows, n);
     if (a.requires_grad()) {
-      Array da = gemm(dy2, b.value(), false, true);  // (rows, n) @ (k, n)^T
-      da.reshape(as);
-      a.accumulate_grad(da);
+      Array da = Array::from_shape(a.shape());
+      blas::gemm(dy2, false, as_matrix(b.value(), k, n), true, da.data(), 0.0);  // (rows, n) @ (k, n)ᵀ
+      accumulate_grad(a, std::move(da));
     }
-    if (b.requires_grad()) b.accumulate_grad(gemm(as_matrix(a.value(), rows, k), dy2, true, false));  // (rows, k)^T @ (rows, n)
+    if (b.requires_grad()) {
+      Array db = Array::from_shape({k, n});
+      blas::gemm(as_matrix(a.value(), rows, k), true, dy2, false, db.data(), 0.0);  // (rows, k)ᵀ @ (rows, n)
+      accumulate_grad(b, std::move(db));
+    }
   });
 }
 

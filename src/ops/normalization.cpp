@@ -7,6 +7,7 @@
 #include <xtensor/xbuilder.hpp>
 
 #include "normalize_kernel.hpp"
+#include "accumulate.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
 namespace tapegrad {
@@ -52,9 +53,9 @@ Tensor normalize_op(const char* op, const Tensor& x, const Tensor& weight, const
                   kernels::normalize_backward(x.value().data(), dy.data(), layout, stats,
                                               w ? w->value().data() : nullptr, mode, want_dx ? dx.data() : nullptr,
                                               want_dw ? dw.data() : nullptr, want_db ? db.data() : nullptr);
-                  if (want_dx) x.accumulate_grad(dx);
-                  if (want_dw) w->accumulate_grad(dw);
-                  if (want_db) b->accumulate_grad(db);
+                  if (want_dx) accumulate_grad(x, std::move(dx));
+                  if (want_dw) accumulate_grad(*w, std::move(dw));
+                  if (want_db) accumulate_grad(*b, std::move(db));
                 });
 }
 

@@ -1,5 +1,6 @@
 #include "tapegrad/optim/adam.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <xtensor/xbuilder.hpp>
@@ -27,8 +28,7 @@ Adam::Adam(std::string name, std::vector<Tensor> params, const AdamOptions& opti
   state_.resize(this->params().size());
 }
 
-// The operations are those of torch's _single_tensor_adam(w), in the same
-// order, so the results agree with PyTorch to the last bit or nearly so.
+// The update of torch's _single_tensor_adam(w), element by element.
 void Adam::update(std::size_t i, Array& p, const Array& g) {
   const auto [beta1, beta2] = options_.betas;
   const double weight_decay = *options_.weight_decay;
@@ -42,23 +42,33 @@ void Adam::update(std::size_t i, Array& p, const Array& g) {
   }
   s.step += 1;
 
-  if (decoupled_weight_decay_) p *= 1.0 - lr() * weight_decay;          // AdamW: param.mul_(1 − lr·λ)
-  const bool l2 = !decoupled_weight_decay_ && weight_decay != 0.0;
-  const Array grad = l2 ? Array(g + weight_decay * p) : g;              // Adam: grad.add(param, alpha=λ)
-
-  s.exp_avg = beta1 * s.exp_avg + (1.0 - beta1) * grad;                 // exp_avg.mul_(β1).add_(grad, alpha=1−β1)
-  s.exp_avg_sq = beta2 * s.exp_avg_sq + (1.0 - beta2) * grad * grad;    // .mul_(β2).addcmul_(grad, grad, value=1−β2)
-
   const double t = static_cast<double>(s.step);
   const double bias_correction1 = 1.0 - std::pow(beta1, t);
   const double bias_correction2 = 1.0 - std::pow(beta2, t);
   const double step_size = lr() / bias_correction1;
   const double bias_correction2_sqrt = std::sqrt(bias_correction2);
+  const double decay = 1.0 - lr() * weight_decay, eps = options_.eps;
+  const bool decoupled = decoupled_weight_decay_, l2 = !decoupled && weight_decay != 0.0;
 
-  if (options_.amsgrad) s.max_exp_avg_sq = xt::maximum(s.max_exp_avg_sq, s.exp_avg_sq);
-  const Array& v = options_.amsgrad ? s.max_exp_avg_sq : s.exp_avg_sq;
-  const Array denom = xt::sqrt(v) / bias_correction2_sqrt + options_.eps;  // (v.sqrt() / √bc2).add_(eps)
-  p += -step_size * s.exp_avg / denom;                                     // param.addcdiv_(m, denom, value=−step_size)
+  // One pass over the elements, in place: no temporary arrays (the flags and constants
+  // are locals, so the compiler can keep them in registers). Per element, the
+  // operations of torch's _single_tensor_adam(w), in the same order, so the results
+  // agree with PyTorch to the last bit or nearly so.
+  double* w = p.data();
+  double* m = s.exp_avg.data();
+  double* v = s.exp_avg_sq.data();
+  double* v_max = options_.amsgrad ? s.max_exp_avg_sq.data() : nullptr;
+  const double* dw = g.data();
+  const std::size_t n = p.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    if (decoupled) w[j] *= decay;                                      // AdamW: param.mul_(1 − lr·λ)
+    const double grad = l2 ? dw[j] + weight_decay * w[j] : dw[j];      // Adam: grad.add(param, alpha=λ)
+    m[j] = beta1 * m[j] + (1.0 - beta1) * grad;                        // exp_avg.mul_(β1).add_(grad, alpha=1−β1)
+    v[j] = beta2 * v[j] + (1.0 - beta2) * grad * grad;                 // .mul_(β2).addcmul_(grad, grad, value=1−β2)
+    if (v_max) v_max[j] = std::max(v_max[j], v[j]);                    // amsgrad: torch.maximum(max_exp_avg_sq, v)
+    const double denom = std::sqrt(v_max ? v_max[j] : v[j]) / bias_correction2_sqrt + eps;
+    w[j] += -step_size * m[j] / denom;                                 // param.addcdiv_(m, denom, value=−step_size)
+  }
 }
 
 }  // namespace tapegrad::optim
