@@ -19,7 +19,8 @@ def load_rounds(folder):
     for path in sorted(glob.glob(os.path.join(folder, "tapegrad_*.json"))):
         i = path.rsplit("_", 1)[1]
         with open(path) as f:
-            tg = {b["name"]: b for b in json.load(f)["benchmarks"]}
+            # "BM_X/16/64/process_time" -> "BM_X/16/64"
+            tg = {b["name"].replace("/process_time", ""): b for b in json.load(f)["benchmarks"]}
         with open(os.path.join(folder, f"torch_{i}")) as f:
             rounds.append((tg, json.load(f)))
     return rounds
