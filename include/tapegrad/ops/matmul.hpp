@@ -1,5 +1,7 @@
 #pragma once
-// Matrix products through BLAS (xtensor-blas gemm).
+// Matrix products through BLAS (cblas_dgemm of OpenBLAS, the library xtensor-blas wraps).
+// Called directly rather than through xt::linalg so that N-D inputs and transposes are
+// read in place: xtensor-blas would first evaluate such views into copies.
 
 #include "tapegrad/autograd/tensor.hpp"
 
