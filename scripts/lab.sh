@@ -4,9 +4,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/deps.sh" lab
-TAPEGRAD_BUILD_DIR="$root/build" "$root/scripts/build.sh"
-if [ -x "$root/build/src/apps/tapegrad-depth" ]; then
-  exec "$root/build/src/apps/tapegrad-depth" "$@"
-else
-  exec "$root/build/examples/quickstart" "$@"
-fi
+TAPEGRAD_BUILD_DIR="$root/build" TAPEGRAD_BUILD_TARGET=tapegrad-depth "$root/scripts/build.sh"
+# Results go to results/depth (relative to where you run this); see --help for the options.
+exec "$root/build/src/apps/tapegrad-depth" "$@"
