@@ -116,7 +116,7 @@ TEST_CASE("detach cuts the history", "[tape]") {
   tape().clear();
 }
 
-TEST_CASE("requires_grad_ only on leaves; undefined tensors are reported", "[tape][errors]") {
+TEST_CASE("requires_grad_ only on leaves - undefined tensors are reported", "[tape][errors]") {
   Tensor x = param({2}, 9);
   Tensor y = x * 2.0;
   REQUIRE_THROWS_WITH(y.requires_grad_(false), Catch::Contains("not a leaf"));

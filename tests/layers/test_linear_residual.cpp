@@ -13,7 +13,7 @@ TEST_CASE("linear: y = x Wᵀ + b by hand", "[layers][linear]") {
   CHECK(y.value() == Array({{8.0, 23.0}}));
 }
 
-TEST_CASE("linear: gradcheck, 2-D and 3-D, with and without bias; equals matmul + add", "[layers][linear][gradcheck]") {
+TEST_CASE("linear: gradcheck, 2-D and 3-D, with and without bias - equals matmul + add", "[layers][linear][gradcheck]") {
   Tensor W = param({4, 3}, 2, "W"), b = param({4}, 3, "b");
   Tensor x2 = param({5, 3}, 1, "x"), x3 = param({2, 5, 3}, 4, "x");
   REQUIRE_GRADCHECK([](auto& in) { return linear(in[0], in[1], in[2]); }, (std::vector<Tensor>{x2, W, b}));

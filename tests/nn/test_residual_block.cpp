@@ -57,7 +57,7 @@ TEST_CASE("ResidualBlock computes what its placement says", "[nn][residual_block
   }
 }
 
-TEST_CASE("DeepNorm: α, β from the number of blocks; β scales the sublayer's weights at init", "[nn][residual_block]") {
+TEST_CASE("DeepNorm: α, β from the number of blocks - β scales the sublayer's weights at init", "[nn][residual_block]") {
   auto c = deepnorm_constants(6);
   CHECK(c.alpha == Approx(std::pow(12.0, 0.25)));
   CHECK(c.beta == Approx(std::pow(48.0, -0.25)));
@@ -73,7 +73,7 @@ TEST_CASE("DeepNorm: α, β from the number of blocks; β scales the sublayer's 
   REQUIRE(allclose(b(x).value(), layer_norm(x * c.alpha + (*scaled)(x), {4}).value()));
 }
 
-TEST_CASE("placements parse from names; unknown names list the valid ones", "[nn][residual_block][errors]") {
+TEST_CASE("placements parse from names - unknown names list the valid ones", "[nn][residual_block][errors]") {
   for (Placement p : all_placements()) CHECK(parse_placement(nn::to_string(p)) == p);
   REQUIRE_THROWS_WITH(parse_placement("postnorm"), Catch::Contains("postnorm") && Catch::Contains("post, pre, deepnorm"));
   CHECK(needs_final_norm(Placement::pre));

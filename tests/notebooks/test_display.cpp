@@ -55,7 +55,7 @@ TEST_CASE("mime bundles carry HTML and plain text", "[display]") {
   CHECK(bundle["text/plain"] == t.to_string());
 }
 
-TEST_CASE("base64 matches RFC 4648's test vectors; PNGs are read as bytes", "[display]") {
+TEST_CASE("base64 matches RFC 4648's test vectors - PNGs are read as bytes", "[display]") {
   CHECK(base64_encode("") == "");
   CHECK(base64_encode("f") == "Zg==");
   CHECK(base64_encode("fo") == "Zm8=");

@@ -71,7 +71,7 @@ TEST_CASE("matmul: inner-dimension mismatch and wrong ranks are refused", "[ops]
   REQUIRE_THROWS_WITH(matmul(a, param({2, 3, 2}, 51)), Catch::StartsWith("matmul:") && Catch::Contains("(2, 3, 2)"));
 }
 
-TEST_CASE("gemm: folded transposes match transpose() + matmul; beta accumulates", "[ops][matmul][gemm]") {
+TEST_CASE("gemm: folded transposes match transpose() + matmul - beta accumulates", "[ops][matmul][gemm]") {
   const Array A = randn({3, 4}, 52), B = randn({4, 5}, 53);
   const Array At = xt::transpose(A), Bt = xt::transpose(B);
   const Array expected = matmul(constant(A), constant(B)).value();
