@@ -52,15 +52,13 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
                         "retain_graph=true to the first backward() to call backward() twice");
 
   free_intermediate_grads(t, /*keep_retained=*/false);
-  // The seed is the root's gradient. The root's own entry reads it where it is (no
-  // copy of a possibly large array), unless the root keeps its gradient (retain_grad()).
-  const bool store_seed = r.retains_grad;
-  if (store_seed) root.accumulate_grad(seed);
+  // The seed becomes the root's gradient (visible in gdb as grad=1 for a scalar loss);
+  // the walk then starts at the root's own entry.
+  root.accumulate_grad(seed);
   for (long i = r.tape_index; i >= 0; --i) {
     const TapeEntry& e = t.entries[static_cast<std::size_t>(i)];
-    const bool is_root = i == r.tape_index;
-    if (!is_root && !e.output.impl_->has_grad) continue;  // not on a path to the root
-    const Array& grad_output = is_root && !store_seed ? seed : e.output.impl_->grad;
+    if (!e.output.impl_->has_grad) continue;  // not on a path to the root
+    const Array& grad_output = e.output.impl_->grad;
     check_not_modified(e, static_cast<std::size_t>(i));
     if (is_anomaly_enabled())
       run_backward_checked(e, grad_output, static_cast<std::size_t>(i));  // throws at the first NaN/Inf
