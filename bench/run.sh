@@ -16,10 +16,12 @@ python=/usr/bin/python3  # Debian's, which has torch
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Both sides free and re-allocate every activation each step. By default glibc hands
 # freed memory back to the kernel (trim) and maps 128 KiB+ blocks afresh (mmap), so each
-# step pays page faults to get it back; these tunables keep it in the process. Same for
-# both sides; TAPEGRAD_BENCH_MALLOC=default runs with glibc's defaults instead.
+# step pays page faults to get it back; these tunables keep it in the process (mmap_max=0:
+# never mmap, since even the largest threshold allowed, 32 MiB, would still map the
+# 4096 x 1024 layer_norm arrays). Same for both sides; TAPEGRAD_BENCH_MALLOC=default runs
+# with glibc's defaults instead.
 if [ "${TAPEGRAD_BENCH_MALLOC:-}" != default ]; then
-  export GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432
+  export GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_max=0
 fi
 out=$(mktemp -d /tmp/tapegrad-bench.XXXXXX)
 echo "raw results in $out" >&2

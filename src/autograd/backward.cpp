@@ -3,6 +3,8 @@
 
 #include "tapegrad/autograd/anomaly.hpp"
 
+#include <optional>
+
 #include <xtensor/xbuilder.hpp>
 
 namespace tapegrad {
@@ -31,6 +33,17 @@ void free_intermediate_grads(Tape& t, bool keep_retained) {
   }
 }
 
+// Whether `seed` is the gradient buffer of a tensor on the tape, e.g. y.backward(h.grad()):
+// this pass frees or adds to such buffers, so it needs a copy of the seed.
+bool is_a_grad_on_tape(const Array& seed, const Tape& t) {
+  for (const TapeEntry& e : t.entries) {
+    if (e.output.impl_->has_grad && e.output.impl_->grad.data() == seed.data()) return true;
+    for (const Tensor& in : e.inputs)
+      if (in.impl_->has_grad && in.impl_->grad.data() == seed.data()) return true;
+  }
+  return false;
+}
+
 void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
   if (!root.defined()) throw AutogradError("backward: the tensor is undefined (default-constructed)");
   const TensorImpl& r = *root.impl_;
@@ -51,14 +64,21 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
                         "') was already released by an earlier backward() or tape().clear(); pass " +
                         "retain_graph=true to the first backward() to call backward() twice");
 
+  std::optional<Array> seed_copy;
+  if (is_a_grad_on_tape(seed, t)) seed_copy = seed;
+  const Array& root_grad = seed_copy ? *seed_copy : seed;
   free_intermediate_grads(t, /*keep_retained=*/false);
-  // The seed becomes the root's gradient (visible in gdb as grad=1 for a scalar loss);
-  // the walk then starts at the root's own entry.
-  root.accumulate_grad(seed);
+  // The walk starts at the root's own entry, with the seed as its gradient. A
+  // one-value seed (a loss) is stored as the root's grad, so gdb shows grad=1 on
+  // the loss; a larger one is handed over as it is, since copying it would cost
+  // as much as a cheap op (torch does not copy it either), unless the root keeps its grad.
+  const bool store_seed = root_grad.size() == 1 || r.retains_grad;
+  if (store_seed) root.accumulate_grad(root_grad);
   for (long i = r.tape_index; i >= 0; --i) {
     const TapeEntry& e = t.entries[static_cast<std::size_t>(i)];
-    if (!e.output.impl_->has_grad) continue;  // not on a path to the root
-    const Array& grad_output = e.output.impl_->grad;
+    const bool seed_not_stored = i == r.tape_index && !store_seed;
+    if (!e.output.impl_->has_grad && !seed_not_stored) continue;  // not on a path to the root
+    const Array& grad_output = seed_not_stored ? root_grad : e.output.impl_->grad;
     check_not_modified(e, static_cast<std::size_t>(i));
     if (is_anomaly_enabled())
       run_backward_checked(e, grad_output, static_cast<std::size_t>(i));  // throws at the first NaN/Inf

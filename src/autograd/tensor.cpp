@@ -150,6 +150,16 @@ void Tensor::accumulate_grad(const Array& g) const {
   t.has_grad = true;
 }
 
+void Tensor::accumulate_grad(Array&& g) const {
+  TensorImpl& t = checked_impl("accumulate_grad");
+  const bool first_of_same_shape = t.requires_grad && !t.has_grad &&
+                                   std::equal(g.shape().begin(), g.shape().end(), t.value.shape().begin(),
+                                              t.value.shape().end());
+  if (!first_of_same_shape) return accumulate_grad(static_cast<const Array&>(g));
+  t.grad = std::move(g);
+  t.has_grad = true;
+}
+
 Array sum_to_shape(const Array& g, const Shape& shape) {
   if (std::equal(g.shape().begin(), g.shape().end(), shape.begin(), shape.end())) return g;
   const std::size_t gdim = g.dimension();
@@ -178,7 +188,9 @@ Tensor tensor(Array value, bool requires_grad, std::string name) {
 Tensor zeros(const Shape& shape, bool requires_grad) { return Tensor(Array(xt::zeros<double>(shape)), requires_grad); }
 Tensor ones(const Shape& shape, bool requires_grad) { return Tensor(Array(xt::ones<double>(shape)), requires_grad); }
 Tensor full(const Shape& shape, double fill, bool requires_grad) {
-  return Tensor(Array(xt::ones<double>(shape) * fill), requires_grad);
+  Array value = Array::from_shape(shape);
+  value.fill(fill);
+  return Tensor(std::move(value), requires_grad);
 }
 
 }  // namespace tapegrad

@@ -1,7 +1,6 @@
 #include "tapegrad/ops/linear.hpp"
 
 #include "blas.hpp"
-#include "accumulate.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/normalization.hpp"
@@ -45,12 +44,12 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     if (x.requires_grad()) {
       Array dx = Array::from_shape(x.shape());
       blas::gemm(dy2, false, as_matrix(w.value(), out, in), false, dx.data(), 0.0);  // (rows, out) @ (out, in)
-      accumulate_grad(x, std::move(dx));
+      x.accumulate_grad(std::move(dx));
     }
     if (w.requires_grad()) {
       Array dw = Array::from_shape({out, in});
       blas::gemm(dy2, true, as_matrix(x.value(), rows, in), false, dw.data(), 0.0);  // (rows, out)ᵀ @ (rows, in)
-      accumulate_grad(w, std::move(dw));
+      w.accumulate_grad(std::move(dw));
     }
     if (e.inputs.size() == 3 && e.inputs[2].requires_grad()) {
       Array db = Array::from_shape({out});
@@ -59,7 +58,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       std::fill_n(dbs, out, 0.0);
       for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t j = 0; j < out; ++j) dbs[j] += dys[r * out + j];
-      accumulate_grad(e.inputs[2], std::move(db));
+      e.inputs[2].accumulate_grad(std::move(db));
     }
   });
 }

@@ -1,7 +1,6 @@
 #include "tapegrad/ops/matmul.hpp"
 
 #include "blas.hpp"
-#include "accumulate.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
 namespace tapegrad {
@@ -61,12 +60,12 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     if (a.requires_grad()) {
       Array da = Array::from_shape(a.shape());
       blas::gemm(dy2, false, as_matrix(b.value(), k, n), true, da.data(), 0.0);  // (rows, n) @ (k, n)ᵀ
-      accumulate_grad(a, std::move(da));
+      a.accumulate_grad(std::move(da));
     }
     if (b.requires_grad()) {
       Array db = Array::from_shape({k, n});
       blas::gemm(as_matrix(a.value(), rows, k), true, dy2, false, db.data(), 0.0);  // (rows, k)ᵀ @ (rows, n)
-      accumulate_grad(b, std::move(db));
+      b.accumulate_grad(std::move(db));
     }
   });
 }

@@ -7,14 +7,14 @@
 #include <xtensor/xbuilder.hpp>
 
 #include "normalize_kernel.hpp"
-#include "accumulate.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
 namespace tapegrad {
 
 using kernels::GroupStats;
+using kernels::Groups;
 using kernels::Layout;
-using kernels::StatsGrad;
+using kernels::Statistics;
 
 namespace {
 
@@ -26,21 +26,33 @@ void check_param_shape(const char* op, const char* what, const Tensor& p, const 
                      " needs " + shape_str(expected));
 }
 
-// Records one normalization: y = x̂ ⊙ γ + β over the groups of `layout`, with
-// the given statistics; backward by the shared kernel.
-Tensor normalize_op(const char* op, const Tensor& x, const Tensor& weight, const Tensor& bias, const Layout& layout,
-                    std::vector<GroupStats> stats, StatsGrad mode) {
-  Array y = Array::from_shape(x.shape());
-  kernels::normalize_forward(x.value().data(), y.data(), layout, stats, data_or_null(weight), data_or_null(bias));
+// The forward values of one normalization and the statistics it used.
+struct Normalized {
+  Array y;
+  std::vector<GroupStats> stats;
+};
 
+// y = x̂ ⊙ γ + β over the groups of `layout`. `stats` is used as given when the
+// statistics are constant (BatchNorm eval), and computed from x otherwise.
+Normalized normalize_values(const Tensor& x, const Tensor& weight, const Tensor& bias, const Layout& layout,
+                            Statistics mode, double eps, std::vector<GroupStats> stats = {}) {
+  Normalized out{Array::from_shape(x.shape()), std::move(stats)};
+  kernels::normalize_forward(x.value().data(), out.y.data(), layout, mode, eps, out.stats, data_or_null(weight),
+                             data_or_null(bias));
+  return out;
+}
+
+// Records a normalization computed by normalize_values; backward by the shared kernel.
+Tensor record_normalize(const char* op, const Tensor& x, const Tensor& weight, const Tensor& bias, const Layout& layout,
+                        Statistics mode, Normalized forward) {
   // Tape inputs: x, then weight and bias when given.
   std::vector<Tensor> inputs{x};
   const bool has_w = weight.defined(), has_b = bias.defined();
   if (has_w) inputs.push_back(weight);
   if (has_b) inputs.push_back(bias);
 
-  return record(op, std::move(inputs), std::move(y),
-                [layout, stats = std::move(stats), mode, has_w, has_b](const Array& dy, const TapeEntry& e) {
+  return record(op, std::move(inputs), std::move(forward.y),
+                [layout, stats = std::move(forward.stats), mode, has_w, has_b](const Array& dy, const TapeEntry& e) {
                   const Tensor& x = e.inputs[0];
                   const Tensor* w = has_w ? &e.inputs[1] : nullptr;
                   const Tensor* b = has_b ? &e.inputs[has_w ? 2 : 1] : nullptr;
@@ -53,9 +65,9 @@ Tensor normalize_op(const char* op, const Tensor& x, const Tensor& weight, const
                   kernels::normalize_backward(x.value().data(), dy.data(), layout, stats,
                                               w ? w->value().data() : nullptr, mode, want_dx ? dx.data() : nullptr,
                                               want_dw ? dw.data() : nullptr, want_db ? db.data() : nullptr);
-                  if (want_dx) accumulate_grad(x, std::move(dx));
-                  if (want_dw) accumulate_grad(*w, std::move(dw));
-                  if (want_db) accumulate_grad(*b, std::move(db));
+                  if (want_dx) x.accumulate_grad(std::move(dx));
+                  if (want_dw) w->accumulate_grad(std::move(dw));
+                  if (want_db) b->accumulate_grad(std::move(db));
                 });
 }
 
@@ -73,7 +85,7 @@ Layout trailing_layout(const char* op, const Tensor& x, const Shape& normalized_
   std::size_t n = 1;
   for (std::size_t d : normalized_shape) n *= d;
   if (n == 0) throw ShapeError(std::string(op) + ": normalized_shape " + shape_str(normalized_shape) + " is empty");
-  return Layout{x.numel() / n, n, n, 1, 0, 1};
+  return Layout{Groups::rows, x.numel() / n, n};
 }
 
 // BatchNorm: features in the last axis, one group per feature column.
@@ -82,7 +94,7 @@ Layout column_layout(const char* op, const Tensor& x) {
     throw ShapeError(std::string(op) + ": expected an input of shape (N, C) or (B, S, C) with features last, got " +
                      x.label());
   const std::size_t C = x.shape().back();
-  return Layout{C, x.numel() / std::max<std::size_t>(C, 1), 1, C, 1, 0};
+  return Layout{Groups::columns, C, x.numel() / std::max<std::size_t>(C, 1)};
 }
 
 }  // namespace
@@ -94,8 +106,8 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
   const Layout layout = trailing_layout("layer_norm", x, normalized_shape);
   check_param_shape("layer_norm", "weight", weight, normalized_shape, x);
   check_param_shape("layer_norm", "bias", bias, normalized_shape, x);
-  auto stats = kernels::all_group_stats(x.value().data(), layout, /*centered=*/true, eps);
-  return normalize_op("layer_norm", x, weight, bias, layout, std::move(stats), StatsGrad::centered);
+  return record_normalize("layer_norm", x, weight, bias, layout, Statistics::centered,
+                          normalize_values(x, weight, bias, layout, Statistics::centered, eps));
 }
 
 // ---- RMSNorm ----
@@ -105,8 +117,8 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
   const Layout layout = trailing_layout("rms_norm", x, normalized_shape);
   check_param_shape("rms_norm", "weight", weight, normalized_shape, x);
   const double e = eps.value_or(std::numeric_limits<double>::epsilon());
-  auto stats = kernels::all_group_stats(x.value().data(), layout, /*centered=*/false, e);
-  return normalize_op("rms_norm", x, weight, Tensor{}, layout, std::move(stats), StatsGrad::uncentered);
+  return record_normalize("rms_norm", x, weight, Tensor{}, layout, Statistics::uncentered,
+                          normalize_values(x, weight, Tensor{}, layout, Statistics::uncentered, e));
 }
 
 // ---- BatchNorm (features last) ----
@@ -133,22 +145,23 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       const double var = running_var.value()(c);
       stats[c] = {running_mean.value()(c), var, 1.0 / std::sqrt(var + eps)};
     }
-    return normalize_op("batch_norm", x, weight, bias, layout, std::move(stats), StatsGrad::constant);
+    return record_normalize("batch_norm", x, weight, bias, layout, Statistics::constant,
+                            normalize_values(x, weight, bias, layout, Statistics::constant, eps, std::move(stats)));
   }
 
   if (layout.n < 2)
     throw ShapeError("batch_norm: expected more than 1 value per feature when training, got input " + x.label() +
                      " (" + std::to_string(layout.n) + " value per feature); the batch variance of one value is 0");
-  auto stats = kernels::all_group_stats(x.value().data(), layout, /*centered=*/true, eps);
+  Normalized forward = normalize_values(x, weight, bias, layout, Statistics::centered, eps);
   if (running_mean.defined()) {
     std::vector<double> mean(layout.groups), var(layout.groups);
-    for (std::size_t c = 0; c < layout.groups; ++c) mean[c] = stats[c].mean, var[c] = stats[c].var;
+    for (std::size_t c = 0; c < layout.groups; ++c) mean[c] = forward.stats[c].mean, var[c] = forward.stats[c].var;
     // Buffers, not part of the graph: updated in place.
     Tensor rm = running_mean, rv = running_var;
     kernels::update_running_stats(rm.mutable_value().data(), rv.mutable_value().data(), mean.data(), var.data(),
                                   layout.groups, layout.n, momentum);
   }
-  return normalize_op("batch_norm", x, weight, bias, layout, std::move(stats), StatsGrad::centered);
+  return record_normalize("batch_norm", x, weight, bias, layout, Statistics::centered, std::move(forward));
 }
 
 }  // namespace tapegrad

@@ -1,24 +1,36 @@
 #pragma once
 // The one kernel behind layer_norm, rms_norm and batch_norm (internal header).
 //
-// All three normalise *groups* of n values: LayerNorm and RMSNorm one group per
-// row (the trailing dimensions), BatchNorm one group per feature column. A
-// Layout says where group g's values sit: x[g·group_step + j·stride], with its
-// affine parameters at γ[g·affine_group_step + j·affine_stride].
+// All three normalise *groups* of n values:
+//   rows    (LayerNorm, RMSNorm):  group g is row g of a (groups, n) matrix, γ_j per position;
+//   columns (BatchNorm, features last): group g is column g of an (n, groups) matrix, γ_g per group.
+// Each group is finished (statistics, then output) before the next one starts, so
+// the second and third reads of its values come from the cache, not from memory.
 
 #include <cmath>
 #include <cstddef>
 #include <vector>
 
+#include "../simd_clones.hpp"
+
 namespace tapegrad::kernels {
 
+enum class Groups { rows, columns };
+
 struct Layout {
-  std::size_t groups;             // how many groups
-  std::size_t n;                  // values per group
-  std::size_t group_step;         // offset between the first values of two groups
-  std::size_t stride;             // offset between two values of a group
-  std::size_t affine_group_step;  // LayerNorm: 0 (γ_j shared by rows); BatchNorm: 1 (γ_c per column)
-  std::size_t affine_stride;      // LayerNorm: 1;                        BatchNorm: 0
+  Groups kind;
+  std::size_t groups;  // rows: how many rows; columns: how many features
+  std::size_t n;       // values per group
+};
+
+// Value j of group g is x[start(g) + j·step()], and its γ is γ[param(g, j)]. For rows
+// the step is the constant 1: the compiler sees unit-stride loops and vectorizes them.
+template <Groups kind>
+struct Index {
+  const Layout& L;
+  std::size_t start(std::size_t g) const { return kind == Groups::rows ? g * L.n : g; }
+  std::size_t step() const { return kind == Groups::rows ? 1 : L.groups; }
+  static std::size_t param(std::size_t g, std::size_t j) { return kind == Groups::rows ? j : g; }
 };
 
 struct GroupStats {
@@ -27,84 +39,124 @@ struct GroupStats {
   double rstd;  // 1 / sqrt(var + eps)
 };
 
+// Where the statistics come from, which also decides the terms of dx:
+//   centered   (LayerNorm, BatchNorm training): mean and var of the group;
+//              dx = rstd·(g − mean(g) − x̂·mean(g ⊙ x̂))
+//   uncentered (RMSNorm): mean 0, var = mean(x²);  dx = rstd·(g − x̂·mean(g ⊙ x̂))
+//   constant   (BatchNorm eval): the running statistics, given; dx = rstd·g
+// with g = dy ⊙ γ and x̂ = (x − mean)·rstd. Also dγ += dy ⊙ x̂ and dβ += dy.
+enum class Statistics { centered, uncentered, constant };
+
+// Σ_{j<n} term(j), kept in four partial sums (by j mod 4) that are added at the end.
+// A single running sum makes every addition wait for the one before (a chain of
+// n additions, each taking several cycles); four independent chains overlap, and
+// the compiler can put them in SIMD registers. Same n, same order: same bits.
+// (Always inlined: inside the caller's loop the compiler sees the unit stride.)
+template <class Term>
+inline __attribute__((always_inline)) double sum_over(std::size_t n, Term term) {
+  double part[4] = {0.0, 0.0, 0.0, 0.0};
+  std::size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    part[0] += term(j);
+    part[1] += term(j + 1);
+    part[2] += term(j + 2);
+    part[3] += term(j + 3);
+  }
+  for (; j < n; ++j) part[j % 4] += term(j);
+  return (part[0] + part[1]) + (part[2] + part[3]);
+}
+
 // Two passes: the mean first, then the squared deviations from it. Each term
 // is small when the spread is small, so nothing cancels (unlike E[x²] − E[x]²).
-inline GroupStats group_stats(const double* x, std::size_t n, std::size_t stride, bool centered, double eps) {
-  double mean = 0.0;
-  if (centered) {
-    for (std::size_t j = 0; j < n; ++j) mean += x[j * stride];
-    mean /= static_cast<double>(n);
-  }
-  double var = 0.0;
-  for (std::size_t j = 0; j < n; ++j) {
-    const double d = x[j * stride] - mean;
-    var += d * d;
-  }
-  var /= static_cast<double>(n);
+inline GroupStats group_stats(const double* x, std::size_t n, std::size_t step, bool centered, double eps) {
+  const double mean = centered ? sum_over(n, [&](std::size_t j) { return x[j * step]; }) / static_cast<double>(n) : 0.0;
+  const double var = sum_over(n, [&](std::size_t j) {
+                       const double d = x[j * step] - mean;
+                       return d * d;
+                     }) /
+                     static_cast<double>(n);
   return {mean, var, 1.0 / std::sqrt(var + eps)};
 }
 
-inline std::vector<GroupStats> all_group_stats(const double* x, const Layout& L, bool centered, double eps) {
-  std::vector<GroupStats> stats(L.groups);
-  for (std::size_t g = 0; g < L.groups; ++g) stats[g] = group_stats(x + g * L.group_step, L.n, L.stride, centered, eps);
-  return stats;
-}
-
-// y = (x − mean)·rstd·γ + β   (γ, β may be null: 1 and 0)
-inline void normalize_forward(const double* x, double* y, const Layout& L, const std::vector<GroupStats>& stats,
-                              const double* gamma, const double* beta) {
+// y = (x − mean)·rstd·γ + β, group by group; stats[g] is computed here first unless
+// the statistics are constant (then stats holds them already).
+template <Groups kind>
+TAPEGRAD_SIMD_CLONES void forward_groups(const double* x, double* y, const Layout& L, Statistics mode, double eps,
+                    std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
+  const Index<kind> at{L};
+  const std::size_t s = at.step();
   for (std::size_t g = 0; g < L.groups; ++g) {
-    const GroupStats s = stats[g];
-    const double* xg = x + g * L.group_step;
-    double* yg = y + g * L.group_step;
+    const double* xg = x + at.start(g);
+    double* yg = y + at.start(g);
+    if (mode != Statistics::constant) stats[g] = group_stats(xg, L.n, s, mode == Statistics::centered, eps);
+    const double mean = stats[g].mean, rstd = stats[g].rstd;
     for (std::size_t j = 0; j < L.n; ++j) {
-      const std::size_t a = g * L.affine_group_step + j * L.affine_stride;
-      const double xhat = (xg[j * L.stride] - s.mean) * s.rstd;
-      yg[j * L.stride] = xhat * (gamma ? gamma[a] : 1.0) + (beta ? beta[a] : 0.0);
+      const std::size_t p = at.param(g, j);
+      yg[j * s] = (xg[j * s] - mean) * rstd * gamma[p] + beta[p];
     }
   }
 }
 
-// How the statistics depend on x, which decides the terms of dx:
-//   centered   (LayerNorm, BatchNorm training): dx = rstd·(g − mean(g) − x̂·mean(g ⊙ x̂))
-//   uncentered (RMSNorm):                       dx = rstd·(g − x̂·mean(g ⊙ x̂))
-//   constant   (BatchNorm eval, running stats): dx = rstd·g
-// with g = dy ⊙ γ and x̂ = (x − mean)·rstd. Also dγ += dy ⊙ x̂ and dβ += dy.
-enum class StatsGrad { centered, uncentered, constant };
-
-inline void normalize_backward(const double* x, const double* dy, const Layout& L, const std::vector<GroupStats>& stats,
-                               const double* gamma, StatsGrad mode, double* dx, double* dgamma, double* dbeta) {
+template <Groups kind>
+TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, const Layout& L, const std::vector<GroupStats>& stats,
+                     const double* gamma, Statistics mode, double* dx, double* dgamma, double* dbeta) {
+  const Index<kind> at{L};
+  const std::size_t s = at.step();
   const double inv_n = 1.0 / static_cast<double>(L.n);
   for (std::size_t g = 0; g < L.groups; ++g) {
-    const GroupStats s = stats[g];
-    const double* xg = x + g * L.group_step;
-    const double* dyg = dy + g * L.group_step;
-    // First pass: mean(g) and mean(g ⊙ x̂), and the parameter gradients.
-    double mean_g = 0.0, mean_g_xhat = 0.0;
-    for (std::size_t j = 0; j < L.n; ++j) {
-      const std::size_t a = g * L.affine_group_step + j * L.affine_stride;
-      const double xhat = (xg[j * L.stride] - s.mean) * s.rstd;
-      const double d = dyg[j * L.stride];
-      const double gj = d * (gamma ? gamma[a] : 1.0);
-      mean_g += gj;
-      mean_g_xhat += gj * xhat;
-      if (dgamma) dgamma[a] += d * xhat;
-      if (dbeta) dbeta[a] += d;
-    }
-    mean_g *= inv_n;
-    mean_g_xhat *= inv_n;
-    if (mode != StatsGrad::centered) mean_g = 0.0;
-    if (mode == StatsGrad::constant) mean_g_xhat = 0.0;
+    const double* xg = x + at.start(g);
+    const double* dyg = dy + at.start(g);
+    const double mean = stats[g].mean, rstd = stats[g].rstd;
+    if (dgamma)
+      for (std::size_t j = 0; j < L.n; ++j) dgamma[at.param(g, j)] += dyg[j * s] * ((xg[j * s] - mean) * rstd);
+    if (dbeta)
+      for (std::size_t j = 0; j < L.n; ++j) dbeta[at.param(g, j)] += dyg[j * s];
     if (!dx) continue;
-    // Second pass: dx.
-    double* dxg = dx + g * L.group_step;
+    // mean(g) and mean(g ⊙ x̂), g = dy ⊙ γ: what the statistics pass back to every x.
+    double mean_g = 0.0, mean_g_xhat = 0.0;
+    if (mode == Statistics::centered)
+      mean_g = sum_over(L.n, [&](std::size_t j) { return dyg[j * s] * gamma[at.param(g, j)]; }) * inv_n;
+    if (mode != Statistics::constant)
+      mean_g_xhat = sum_over(L.n, [&](std::size_t j) {
+                      return dyg[j * s] * gamma[at.param(g, j)] * ((xg[j * s] - mean) * rstd);
+                    }) * inv_n;
+    double* dxg = dx + at.start(g);
     for (std::size_t j = 0; j < L.n; ++j) {
-      const std::size_t a = g * L.affine_group_step + j * L.affine_stride;
-      const double xhat = (xg[j * L.stride] - s.mean) * s.rstd;
-      const double gj = dyg[j * L.stride] * (gamma ? gamma[a] : 1.0);
-      dxg[j * L.stride] = s.rstd * (gj - mean_g - xhat * mean_g_xhat);
+      const double xhat = (xg[j * s] - mean) * rstd;
+      const double gj = dyg[j * s] * gamma[at.param(g, j)];
+      dxg[j * s] = rstd * (gj - mean_g - xhat * mean_g_xhat);
     }
   }
+}
+
+// γ = 1 and β = 0 when not given, as buffers: the loops then have no branches.
+struct Affine {
+  std::vector<double> ones, zeros;
+  const double* gamma;
+  const double* beta;
+  Affine(const Layout& L, const double* gamma_or_null, const double* beta_or_null)
+      : gamma(gamma_or_null), beta(beta_or_null) {
+    const std::size_t count = L.kind == Groups::rows ? L.n : L.groups;
+    if (!gamma) ones.assign(count, 1.0), gamma = ones.data();
+    if (!beta) zeros.assign(count, 0.0), beta = zeros.data();
+  }
+};
+
+// Forward: writes y and (unless constant) the statistics of every group.
+inline void normalize_forward(const double* x, double* y, const Layout& L, Statistics mode, double eps,
+                              std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
+  stats.resize(L.groups);
+  const Affine a(L, gamma, beta);
+  if (L.kind == Groups::rows) forward_groups<Groups::rows>(x, y, L, mode, eps, stats, a.gamma, a.beta);
+  else forward_groups<Groups::columns>(x, y, L, mode, eps, stats, a.gamma, a.beta);
+}
+
+// Backward: dx (written), dγ and dβ (added to); any of the three may be null (not wanted).
+inline void normalize_backward(const double* x, const double* dy, const Layout& L, const std::vector<GroupStats>& stats,
+                               const double* gamma, Statistics mode, double* dx, double* dgamma, double* dbeta) {
+  const Affine a(L, gamma, nullptr);
+  if (L.kind == Groups::rows) backward_groups<Groups::rows>(x, dy, L, stats, a.gamma, mode, dx, dgamma, dbeta);
+  else backward_groups<Groups::columns>(x, dy, L, stats, a.gamma, mode, dx, dgamma, dbeta);
 }
 
 // BatchNorm's running statistics, as PyTorch: running = (1 − momentum)·running + momentum·batch,

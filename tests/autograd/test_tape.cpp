@@ -130,3 +130,35 @@ TEST_CASE("item reads one value and refuses more", "[tape][errors]") {
   CHECK(Tensor(Array(2.5)).item() == 2.5);
   REQUIRE_THROWS_WITH(Tensor(Array{1.0, 2.0}).item(), Catch::Contains("2 elements"));
 }
+
+TEST_CASE("a non-scalar seed is used as given, and a seed that is some tensor's grad is copied first", "[tape]") {
+  tape().clear();
+  Tensor x(Array{1.0, -2.0, 3.0}, true, "x");
+  SECTION("the root keeps the seed as its grad only when it retains grad") {
+    Tensor y = x * 2.0;
+    y.retain_grad();
+    const Array seed{0.5, 1.0, 2.0};
+    y.backward(seed);
+    CHECK(y.grad() == seed);
+    CHECK(x.grad() == Array{1.0, 2.0, 4.0});
+  }
+  SECTION("the seed is the grad of a leaf that the pass adds to: y.backward(x.grad())") {
+    // y = x + x: dx = 2·seed. Adding the first half into x.grad (the seed itself)
+    // must not change the seed the second half reads.
+    x.accumulate_grad(Array{1.0, 1.0, 1.0});
+    Tensor y = x + x;
+    y.backward(x.grad());
+    CHECK(x.grad() == Array{3.0, 3.0, 3.0});  // 1 (before) + 2·1
+  }
+  SECTION("the seed is the retained grad of an intermediate that the pass frees and refills") {
+    Tensor h = x * 3.0;
+    h.retain_grad();
+    Tensor y = h * 2.0;
+    y.backward(Array{1.0, 1.0, 1.0}, /*retain_graph=*/true);
+    REQUIRE(h.grad() == Array{2.0, 2.0, 2.0});
+    x.zero_grad();
+    y.backward(h.grad());  // seed {2, 2, 2}: dh = 4, dx = 12
+    CHECK(h.grad() == Array{4.0, 4.0, 4.0});
+    CHECK(x.grad() == Array{12.0, 12.0, 12.0});
+  }
+}

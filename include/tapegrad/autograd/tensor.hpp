@@ -75,8 +75,10 @@ class Tensor {
 
   // Adds g to the gradient, summing broadcast axes away so that the result has
   // this tensor's shape. Called by ops' backward functions; ignores tensors
-  // that do not require grad.
+  // that do not require grad. Given a g the caller is done with (an rvalue), the
+  // first gradient of the tensor's own shape takes g's buffer instead of a copy.
   void accumulate_grad(const Array& g) const;
+  void accumulate_grad(Array&& g) const;
 
   std::shared_ptr<TensorImpl> impl_;
 
