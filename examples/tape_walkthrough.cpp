@@ -11,8 +11,9 @@
 //   (gdb) next                    ... until the forward is done, then:
 //   (gdb) p x                     Tensor(name='x', shape=(2, 3), value=[[1, -2, 3], [-1, 0.5, 2]], ...)
 //   (gdb) p tapegrad::tape()      the entries recorded so far
-//   (gdb) break activation.cpp:20  the accumulate_grad line of relu's backward lambda (`list tapegrad::relu`)
-//   (gdb) continue                 stops there during loss.backward()
+//   (gdb) rbreak ^std::_Function_handler<.*tapegrad::relu.*_M_invoke
+//   (gdb) continue                 stops at the call into relu's backward lambda during loss.backward()
+//   (gdb) step                     into the lambda (debug build)
 //   (gdb) p e                      the tape entry being differentiated;  p dy  the incoming gradient
 #include <cstring>
 #include <iostream>

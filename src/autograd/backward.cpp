@@ -24,12 +24,15 @@ void check_not_modified(const TapeEntry& e, std::size_t index) {
 
 // Intermediate gradients are working storage of one backward pass. A retained
 // one (retain_grad()) shows the gradient of the latest pass.
+void release_grad(TensorImpl& t) {
+  t.grad = Array();
+  t.has_grad = false;
+}
+
 void free_intermediate_grads(Tape& t, bool keep_retained) {
   for (TapeEntry& e : t.entries) {
     TensorImpl& out = *e.output.impl_;
-    if (keep_retained && out.retains_grad) continue;
-    out.grad = Array();
-    out.has_grad = false;
+    if (!(keep_retained && out.retains_grad)) release_grad(out);
   }
 }
 
@@ -84,6 +87,12 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
       run_backward_checked(e, grad_output, static_cast<std::size_t>(i));  // throws at the first NaN/Inf
     else
       e.backward(grad_output, e);
+    // This gradient is complete (every op that used the output comes later on the
+    // tape and ran before) and now used up: free it, as PyTorch does, unless it is
+    // retained or the root's (gdb shows the loss's grad=1 throughout). Memory then
+    // holds about one layer's gradients at a time, and malloc hands the freed
+    // buffer, still in cache, to the next op's gradient.
+    if (i != r.tape_index && !e.output.impl_->retains_grad) release_grad(*e.output.impl_);
   }
   free_intermediate_grads(t, /*keep_retained=*/true);
   if (!retain_graph) t.clear();

@@ -162,3 +162,26 @@ TEST_CASE("a non-scalar seed is used as given, and a seed that is some tensor's 
     CHECK(x.grad() == Array{12.0, 12.0, 12.0});
   }
 }
+
+TEST_CASE("backward frees each intermediate gradient once its op's backward has used it", "[tape]") {
+  tape().clear();
+  Tensor x(Array{1.0, 2.0}, true, "x");
+  Tensor h, kept;
+  bool h_had_grad = true, kept_had_grad = false;
+  // The first op on the tape, so its backward runs last: by then h's and kept's
+  // gradients have been used by the ops that made them.
+  Tensor probe = record("probe", {x}, x.value(), [&](const Array& dy, const TapeEntry& e) {
+    h_had_grad = h.has_grad();
+    kept_had_grad = kept.has_grad();
+    e.inputs[0].accumulate_grad(dy);
+  });
+  h = probe * 2.0;
+  kept = h * 3.0;
+  kept.retain_grad();
+  Tensor loss = sum(kept);
+  loss.backward();
+  CHECK_FALSE(h_had_grad);  // freed right after mul's backward used it
+  CHECK(kept_had_grad);     // retained
+  CHECK(kept.grad() == Array{1.0, 1.0});
+  CHECK(x.grad() == Array{6.0, 6.0});
+}
