@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
       "(each block an FFN d->4d->d with ReLU and the LayerNorm placed as --placements says) with Adam and\n"
       "linear warmup on a teacher task (x ~ N(0,I) in 16 dims, labels = argmax of a random tanh MLP, 8 classes),\n"
       "for every combination of the list options, in parallel, and reports which depths each placement survives.\n"
-      "A run FAILED if its loss went NaN/Inf or its final eval loss is above 0.9*ln 8 (a collapse).\n\n"
+      "A run FAILED if its loss went NaN/Inf or its final eval loss is above 0.7*ln 8 = 1.456 (a collapse).\n\n"
       "Writes into --out: runs.csv (one row per run), curves.csv (per run and step: loss, gradient norm, lr,\n"
       "eval loss every --eval-every steps), init_grads.csv (per run and block, at init: ||dL/d fc2.weight|| and\n"
       "the hidden-state norm), PNG plots drawn by gnuplot with their scripts (*.gp), summary.txt, sweep.json,\n"

@@ -24,7 +24,11 @@ double mean_loss(DepthModel& model, const Dataset& data) {
   return cross_entropy(model(Tensor(data.x)), data.y).item();
 }
 
-double collapse_threshold(std::size_t classes) { return 0.9 * std::log(static_cast<double>(classes)); }
+// 0.7·ln K sits mid-way between trained runs (final eval loss <= 1.09 with K = 8 in the
+// default sweep) and collapsed ones (>= 1.86, against ln 8 = 2.08 for chance). The
+// first choice, 0.9·ln K = 1.87, sat 0.006 above a collapsed run, whose verdict then
+// flipped with a change of rounding in the LayerNorm kernel.
+double collapse_threshold(std::size_t classes) { return 0.7 * std::log(static_cast<double>(classes)); }
 
 namespace {
 

@@ -79,7 +79,7 @@ std::string eval_vs_depth_script(const SweepGrid& g) {
   s << kPreamble << "set terminal pngcairo size " << 460 * cols << "," << 340 * rows << " font 'sans,9'\n"
     << "set output 'eval_vs_depth.png'\n"
     << "set multiplot layout " << rows << "," << cols
-    << " title 'final eval loss against depth (above the dashed line 0.9 ln K: failed; NaN drawn at the top)'\n"
+    << " title 'final eval loss against depth (above the dashed line 0.7 ln K: failed; NaN drawn at the top)'\n"
     << "set logscale x 2\nset xlabel 'depth L (blocks)'\nset ylabel 'eval loss'\nset yrange [0:" << top
     << "]\nset key top left\n";
   for (double lr : g.lrs)

@@ -80,7 +80,7 @@ std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& out
     nonfinite += o.fail_reason == "nonfinite";
   }
   const std::size_t K = g.base.classes;
-  s << "A run failed if its loss went NaN/Inf or its final eval loss stayed above 0.9*ln(" << K
+  s << "A run failed if its loss went NaN/Inf or its final eval loss stayed above 0.7*ln(" << K
     << ") = " << std::setprecision(4) << collapse_threshold(K) << ". \"-\": no depth trained; \"*\": a shallower depth "
     << "failed; \"?\": runs missing.\n"
     << failed << " of " << outcomes.size() << " runs failed (" << nonfinite << " with NaN/Inf, " << failed - nonfinite

@@ -8,7 +8,7 @@
 // every eval_every steps, and at t = steps (the final model).
 //
 // A run FAILED if its training loss or gradient became NaN/Inf (training stops
-// there), or its final eval loss is above collapse_threshold(K) = 0.9·ln K: the
+// there), or its final eval loss is above collapse_threshold(K) = 0.7·ln K: the
 // collapse that small Post-Norm stacks show rather than NaN (ln K is the loss of
 // predicting the uniform distribution). fail_step is the step of the first
 // non-finite value, or for a collapse the first eval step from which the eval
@@ -62,7 +62,7 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
 // Mean cross-entropy of the model over a whole dataset, without recording.
 double mean_loss(DepthModel& model, const Dataset& data);
 
-double collapse_threshold(std::size_t classes);  // 0.9·ln K
+double collapse_threshold(std::size_t classes);  // 0.7·ln K
 
 struct Failure {
   bool failed = false;

@@ -7,7 +7,7 @@
 //                                 one line per depth (first seed/width/steps/batch)
 //   eval_vs_depth.png             final eval loss against depth, one panel per (lr, warmup),
 //                                 one line per placement (mean over seeds and widths);
-//                                 NaN/Inf runs drawn at the top edge; dashed: 0.9·ln K
+//                                 NaN/Inf runs drawn at the top edge; dashed: 0.7·ln K
 //   init_grads.png                at initialisation: ‖∂L/∂fc2.weight‖ per block index (log),
 //                                 the hidden-state norm per block, and the last block's
 //                                 gradient against depth (log-log)
