@@ -1,6 +1,7 @@
 #pragma once
 // Shared test helpers.
 
+#include <functional>
 #include <random>
 #include <string>
 
@@ -38,6 +39,16 @@ inline bool allclose(const Array& a, const Array& b, double rtol = 1e-12, double
   for (std::size_t i = 0; i < a.size(); ++i)
     if (!(std::abs(a.data()[i] - b.data()[i]) <= atol + rtol * std::abs(b.data()[i]))) return false;
   return true;
+}
+
+// The message of the tapegrad::Error that f throws, or "(no exception)".
+inline std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no exception)";
 }
 
 }  // namespace tapegrad::testing

@@ -1,7 +1,7 @@
 #include "tapegrad/nn/linear.hpp"
 
 #include "tapegrad/ops/linear.hpp"
-#include "tapegrad/optim/init.hpp"
+#include "tapegrad/nn/init.hpp"
 
 namespace tapegrad::nn {
 

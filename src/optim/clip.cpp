@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "check.hpp"
+#include "../argument_check.hpp"
 
 namespace tapegrad::optim {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "check.hpp"
+#include "../argument_check.hpp"
 
 namespace tapegrad::optim {
 namespace {

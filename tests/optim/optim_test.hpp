@@ -18,16 +18,6 @@ struct Trajectory {
   std::vector<double> p, q;  // values after each step, row-major, concatenated
 };
 
-// The message of the tapegrad::Error that f throws, or "(no exception)".
-inline std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
-
 // The problem of tools/optim_reference.py, replayed with a tapegrad optimizer:
 // L(p) = Σ c·p²/2 + d·p, so the gradient c·p + d is set directly each step.
 

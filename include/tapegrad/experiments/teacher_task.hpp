@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tapegrad/experiments/run_config.hpp"
-#include "tapegrad/optim/random.hpp"
+#include "tapegrad/autograd/random.hpp"
 
 namespace tapegrad::experiments {
 

@@ -2,7 +2,7 @@
 // nn::Linear: y = x Wᵀ + b, W of shape (out_features, in_features), PyTorch's default init.
 
 #include "tapegrad/nn/module.hpp"
-#include "tapegrad/optim/random.hpp"
+#include "tapegrad/autograd/random.hpp"
 
 namespace tapegrad::nn {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to src/optim: argument checks with messages that name the caller,
+// Internal (src/optim, src/nn): argument checks with messages that name the caller,
 // the argument, its value and what was expected.
 
 #include <sstream>
@@ -7,7 +7,7 @@
 
 #include "tapegrad/autograd/error.hpp"
 
-namespace tapegrad::optim::detail {
+namespace tapegrad::detail {
 
 // A number as a person would write it: 1e-08, -0.1, 0.9, nan (not to_string's 0.000000).
 inline std::string num(double v) {
@@ -24,4 +24,4 @@ inline void require(bool ok, const std::string& who, const std::string& what, do
   if (!ok) throw Error(who + ": invalid " + what + "=" + num(value) + " (expected " + expected + ")");
 }
 
-}  // namespace tapegrad::optim::detail
+}  // namespace tapegrad::detail

@@ -1,4 +1,4 @@
-#include "tapegrad/optim/random.hpp"
+#include "tapegrad/autograd/random.hpp"
 
 #include <cmath>
 #include <numeric>

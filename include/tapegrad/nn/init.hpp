@@ -22,7 +22,7 @@
 #include <utility>
 
 #include "tapegrad/autograd/tensor.hpp"
-#include "tapegrad/optim/random.hpp"
+#include "tapegrad/autograd/random.hpp"
 
 namespace tapegrad::init {
 

@@ -1,8 +1,8 @@
-#include "tapegrad/optim/init.hpp"
+#include "tapegrad/nn/init.hpp"
 
 #include <cmath>
 
-#include "check.hpp"
+#include "../argument_check.hpp"
 
 namespace tapegrad::init {
 namespace {
@@ -46,13 +46,13 @@ double calculate_gain(const std::string& nonlinearity, double param) {
 // ---- plain fills: values in row-major order, one generator call each ----
 
 Tensor uniform_(Tensor t, double a, double b, Generator& gen) {
-  optim::detail::require(a <= b, "uniform_ of " + t.label(), "b", b, "b >= a = " + optim::detail::num(a));
+  detail::require(a <= b, "uniform_ of " + t.label(), "b", b, "b >= a = " + detail::num(a));
   for (double& v : t.mutable_value()) v = gen.uniform(a, b);
   return t;
 }
 
 Tensor normal_(Tensor t, double mean, double std, Generator& gen) {
-  optim::detail::require(std >= 0.0, "normal_ of " + t.label(), "std", std, "std >= 0");
+  detail::require(std >= 0.0, "normal_ of " + t.label(), "std", std, "std >= 0");
   for (double& v : t.mutable_value()) v = gen.normal(mean, std);
   return t;
 }

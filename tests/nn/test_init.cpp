@@ -4,7 +4,6 @@
 #include <xtensor/xsort.hpp>
 
 #include "helpers.hpp"
-#include "optim/optim_test.hpp"
 
 using namespace tapegrad;
 using testing::message_of;
