@@ -3,15 +3,18 @@
 #
 #   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_BUILD_BENCH=ON
 #   make -C build-bench -j2 tapegrad_bench tapegrad_peak_memory
-#   bench/run.sh [build-dir] [rounds]          (defaults: build-bench, 5)
+#   bench/run.sh [build-dir] [rounds] [repetitions]      (defaults: build-bench, 4, 3)
 #
 # The machine may be shared, so the two sides run in alternating rounds (tapegrad,
-# then torch, `rounds` times) and the table shows medians over the rounds; times are
-# process CPU time, not wall time. Raw results stay in the printed directory.
+# then torch, `rounds` times). In a round each side times every workload `repetitions`
+# times and keeps the fastest (other work only ever adds time); the table shows medians
+# over the rounds. Times are process CPU time, not wall time. Raw results stay in the
+# printed directory.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build-bench}
-rounds=${2:-5}
+rounds=${2:-4}
+repetitions=${3:-3}
 python=/usr/bin/python3  # Debian's, which has torch
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Both sides free and re-allocate every activation each step. By default glibc hands
@@ -28,8 +31,9 @@ echo "raw results in $out" >&2
 
 for i in $(seq "$rounds"); do
   echo "round $i/$rounds" >&2
-  "$build/bench/tapegrad_bench" --benchmark_out="$out/tapegrad_$i.json" --benchmark_out_format=json >/dev/null
-  "$python" "$here/compare_torch.py" --repetitions 1 >"$out/torch_$i.json"
+  "$build/bench/tapegrad_bench" --benchmark_repetitions="$repetitions" \
+    --benchmark_out="$out/tapegrad_$i.json" --benchmark_out_format=json >/dev/null
+  "$python" "$here/compare_torch.py" --repetitions "$repetitions" >"$out/torch_$i.json"
 done
 
 # Peak memory: one process per configuration (ru_maxrss is per process).
