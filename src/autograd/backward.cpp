@@ -22,13 +22,13 @@ void check_not_modified(const TapeEntry& e, std::size_t index) {
   }
 }
 
-// Intermediate gradients are working storage of one backward pass. A retained
-// one (retain_grad()) shows the gradient of the latest pass.
 void release_grad(TensorImpl& t) {
   t.grad = Array();
   t.has_grad = false;
 }
 
+// Intermediate gradients are working storage of one backward pass. A retained
+// one (retain_grad()) shows the gradient of the latest pass.
 void free_intermediate_grads(Tape& t, bool keep_retained) {
   for (TapeEntry& e : t.entries) {
     TensorImpl& out = *e.output.impl_;

@@ -82,7 +82,7 @@ inline GroupStats group_stats(const double* x, std::size_t n, std::size_t step, 
 // the statistics are constant (then stats holds them already).
 template <Groups kind>
 TAPEGRAD_SIMD_CLONES void forward_groups(const double* x, double* y, const Layout& L, Statistics mode, double eps,
-                    std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
+                                         std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
   const Index<kind> at{L};
   const std::size_t s = at.step();
   for (std::size_t g = 0; g < L.groups; ++g) {
@@ -98,8 +98,9 @@ TAPEGRAD_SIMD_CLONES void forward_groups(const double* x, double* y, const Layou
 }
 
 template <Groups kind>
-TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, const Layout& L, const std::vector<GroupStats>& stats,
-                     const double* gamma, Statistics mode, double* dx, double* dgamma, double* dbeta) {
+TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, const Layout& L,
+                                          const std::vector<GroupStats>& stats, const double* gamma, Statistics mode,
+                                          double* dx, double* dgamma, double* dbeta) {
   const Index<kind> at{L};
   const std::size_t s = at.step();
   const double inv_n = 1.0 / static_cast<double>(L.n);
@@ -130,6 +131,7 @@ TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, con
 }
 
 // γ = 1 and β = 0 when not given, as buffers: the loops then have no branches.
+// (Not copyable: gamma and beta may point into its own vectors.)
 struct Affine {
   std::vector<double> ones, zeros;
   const double* gamma;
@@ -137,9 +139,17 @@ struct Affine {
   Affine(const Layout& L, const double* gamma_or_null, const double* beta_or_null)
       : gamma(gamma_or_null), beta(beta_or_null) {
     const std::size_t count = L.kind == Groups::rows ? L.n : L.groups;
-    if (!gamma) ones.assign(count, 1.0), gamma = ones.data();
-    if (!beta) zeros.assign(count, 0.0), beta = zeros.data();
+    if (!gamma) {
+      ones.assign(count, 1.0);
+      gamma = ones.data();
+    }
+    if (!beta) {
+      zeros.assign(count, 0.0);
+      beta = zeros.data();
+    }
   }
+  Affine(const Affine&) = delete;
+  Affine& operator=(const Affine&) = delete;
 };
 
 // Forward: writes y and (unless constant) the statistics of every group.
