@@ -26,17 +26,18 @@ void check_param_shape(const char* op, const char* what, const Tensor& p, const 
                      " needs " + shape_str(expected));
 }
 
-// The forward values of one normalization and the statistics it used.
+// The forward values of one normalization, the statistics it used and where they came from.
 struct Normalized {
   Array y;
   std::vector<GroupStats> stats;
+  Statistics mode;
 };
 
 // y = x̂ ⊙ γ + β over the groups of `layout`. `stats` is used as given when the
 // statistics are constant (BatchNorm eval), and computed from x otherwise.
 Normalized normalize_values(const Tensor& x, const Tensor& weight, const Tensor& bias, const Layout& layout,
                             Statistics mode, double eps, std::vector<GroupStats> stats = {}) {
-  Normalized out{Array::from_shape(x.shape()), std::move(stats)};
+  Normalized out{Array::from_shape(x.shape()), std::move(stats), mode};
   kernels::normalize_forward(x.value().data(), out.y.data(), layout, mode, eps, out.stats, data_or_null(weight),
                              data_or_null(bias));
   return out;
@@ -44,7 +45,7 @@ Normalized normalize_values(const Tensor& x, const Tensor& weight, const Tensor&
 
 // Records a normalization computed by normalize_values; backward by the shared kernel.
 Tensor record_normalize(const char* op, const Tensor& x, const Tensor& weight, const Tensor& bias, const Layout& layout,
-                        Statistics mode, Normalized forward) {
+                        Normalized forward) {
   // Tape inputs: x, then weight and bias when given.
   std::vector<Tensor> inputs{x};
   const bool has_w = weight.defined(), has_b = bias.defined();
@@ -52,7 +53,8 @@ Tensor record_normalize(const char* op, const Tensor& x, const Tensor& weight, c
   if (has_b) inputs.push_back(bias);
 
   return record(op, std::move(inputs), std::move(forward.y),
-                [layout, stats = std::move(forward.stats), mode, has_w, has_b](const Array& dy, const TapeEntry& e) {
+                [layout, stats = std::move(forward.stats), mode = forward.mode, has_w, has_b](const Array& dy,
+                                                                                             const TapeEntry& e) {
                   const Tensor& x = e.inputs[0];
                   const Tensor* w = has_w ? &e.inputs[1] : nullptr;
                   const Tensor* b = has_b ? &e.inputs[has_w ? 2 : 1] : nullptr;
@@ -106,7 +108,7 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
   const Layout layout = trailing_layout("layer_norm", x, normalized_shape);
   check_param_shape("layer_norm", "weight", weight, normalized_shape, x);
   check_param_shape("layer_norm", "bias", bias, normalized_shape, x);
-  return record_normalize("layer_norm", x, weight, bias, layout, Statistics::centered,
+  return record_normalize("layer_norm", x, weight, bias, layout,
                           normalize_values(x, weight, bias, layout, Statistics::centered, eps));
 }
 
@@ -117,7 +119,7 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
   const Layout layout = trailing_layout("rms_norm", x, normalized_shape);
   check_param_shape("rms_norm", "weight", weight, normalized_shape, x);
   const double e = eps.value_or(std::numeric_limits<double>::epsilon());
-  return record_normalize("rms_norm", x, weight, Tensor{}, layout, Statistics::uncentered,
+  return record_normalize("rms_norm", x, weight, Tensor{}, layout,
                           normalize_values(x, weight, Tensor{}, layout, Statistics::uncentered, e));
 }
 
@@ -145,7 +147,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       const double var = running_var.value()(c);
       stats[c] = {running_mean.value()(c), var, 1.0 / std::sqrt(var + eps)};
     }
-    return record_normalize("batch_norm", x, weight, bias, layout, Statistics::constant,
+    return record_normalize("batch_norm", x, weight, bias, layout,
                             normalize_values(x, weight, bias, layout, Statistics::constant, eps, std::move(stats)));
   }
 
@@ -161,7 +163,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     kernels::update_running_stats(rm.mutable_value().data(), rv.mutable_value().data(), mean.data(), var.data(),
                                   layout.groups, layout.n, momentum);
   }
-  return record_normalize("batch_norm", x, weight, bias, layout, Statistics::centered, std::move(forward));
+  return record_normalize("batch_norm", x, weight, bias, layout, std::move(forward));
 }
 
 }  // namespace tapegrad
