@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <xtensor/xstrides.hpp>
+#include <xtensor/xshape.hpp>
 
 namespace tapegrad {
 
@@ -92,7 +93,7 @@ std::string describe_inputs(const std::vector<Tensor>& inputs) {
 // The value of `t` at a flat index of an array of the same shape, if it has that shape.
 std::string value_at_if_same_shape(const Tensor& t, const Array& like, std::size_t flat) {
   const Array& v = t.value();
-  if (!std::equal(v.shape().begin(), v.shape().end(), like.shape().begin(), like.shape().end())) return "";
+  if (!xt::same_shape(v.shape(), like.shape())) return "";
   return number(v.data()[flat]);
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include <xtensor/xbuilder.hpp>
+#include <xtensor/xshape.hpp>
 
 namespace tapegrad {
 
@@ -27,13 +28,10 @@ void release_grad(TensorImpl& t) {
   t.has_grad = false;
 }
 
-// Intermediate gradients are working storage of one backward pass. A retained
-// one (retain_grad()) shows the gradient of the latest pass.
-void free_intermediate_grads(Tape& t, bool keep_retained) {
-  for (TapeEntry& e : t.entries) {
-    TensorImpl& out = *e.output.impl_;
-    if (!(keep_retained && out.retains_grad)) release_grad(out);
-  }
+// Intermediate gradients are working storage of one backward pass: a pass starts
+// without any. A retained one (retain_grad()) then shows the gradient of the latest pass.
+void free_intermediate_grads(Tape& t) {
+  for (TapeEntry& e : t.entries) release_grad(*e.output.impl_);
 }
 
 // Whether `seed` is the gradient buffer of a tensor on the tape, e.g. y.backward(h.grad()):
@@ -53,7 +51,7 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
   if (!r.requires_grad)
     throw AutogradError("backward: " + root.label() + " does not require grad: none of the tensors it was computed " +
                         "from requires grad, or it was computed under no_grad");
-  if (!std::equal(seed.shape().begin(), seed.shape().end(), r.value.shape().begin(), r.value.shape().end()))
+  if (!xt::same_shape(seed.shape(), r.value.shape()))
     throw ShapeError("backward: grad_output has shape " + shape_str(seed.shape()) + " but " + root.label() +
                      " has shape " + shape_str(r.value.shape()) + "; they must be equal");
 
@@ -70,7 +68,7 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
   std::optional<Array> seed_copy;
   if (is_a_grad_on_tape(seed, t)) seed_copy = seed;
   const Array& root_grad = seed_copy ? *seed_copy : seed;
-  free_intermediate_grads(t, /*keep_retained=*/false);
+  free_intermediate_grads(t);
   // The walk starts at the root's own entry, with the seed as its gradient. A
   // one-value seed (a loss) is stored as the root's grad, so gdb shows grad=1 on
   // the loss; a larger one is handed over as it is, since copying it would cost
@@ -94,7 +92,7 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
     // buffer, still in cache, to the next op's gradient.
     if (i != r.tape_index && !e.output.impl_->retains_grad) release_grad(*e.output.impl_);
   }
-  free_intermediate_grads(t, /*keep_retained=*/true);
+  if (!r.retains_grad) release_grad(*root.impl_);  // the other intermediates went in the walk
   if (!retain_graph) t.clear();
 }
 

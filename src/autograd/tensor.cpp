@@ -5,6 +5,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xio.hpp>
 #include <xtensor/xreducer.hpp>
+#include <xtensor/xshape.hpp>
 
 namespace tapegrad {
 
@@ -139,7 +140,7 @@ void Tensor::accumulate_grad(const Array& g) const {
   if (!t.requires_grad) return;
   // Usually g already has the tensor's shape: then it is added as it is, not
   // through sum_to_shape (which returns a copy).
-  if (std::equal(g.shape().begin(), g.shape().end(), t.value.shape().begin(), t.value.shape().end())) {
+  if (xt::same_shape(g.shape(), t.value.shape())) {
     if (t.has_grad) t.grad += g;
     else t.grad = g;
   } else {
@@ -152,16 +153,14 @@ void Tensor::accumulate_grad(const Array& g) const {
 
 void Tensor::accumulate_grad(Array&& g) const {
   TensorImpl& t = checked_impl("accumulate_grad");
-  const bool first_of_same_shape = t.requires_grad && !t.has_grad &&
-                                   std::equal(g.shape().begin(), g.shape().end(), t.value.shape().begin(),
-                                              t.value.shape().end());
+  const bool first_of_same_shape = t.requires_grad && !t.has_grad && xt::same_shape(g.shape(), t.value.shape());
   if (!first_of_same_shape) return accumulate_grad(static_cast<const Array&>(g));
   t.grad = std::move(g);
   t.has_grad = true;
 }
 
 Array sum_to_shape(const Array& g, const Shape& shape) {
-  if (std::equal(g.shape().begin(), g.shape().end(), shape.begin(), shape.end())) return g;
+  if (xt::same_shape(g.shape(), shape)) return g;
   const std::size_t gdim = g.dimension();
   if (shape.size() > gdim)
     throw ShapeError("sum_to_shape: gradient of shape " + shape_str(g.shape()) +

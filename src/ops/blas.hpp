@@ -8,6 +8,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "tapegrad/autograd/tensor.hpp"
 
@@ -37,6 +38,14 @@ inline void gemm(Matrix A, bool transpose_a, Matrix B, bool transpose_b, double*
               static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, A.data,
               static_cast<int>(std::max<std::size_t>(A.cols, 1)), B.data, static_cast<int>(std::max<std::size_t>(B.cols, 1)),
               beta, out, static_cast<int>(n));
+}
+
+// t.grad += op(A) @ op(B): the product made in a fresh array of t's shape, which
+// then becomes t's gradient (or is added to the one it has). For backward functions.
+inline void accumulate_product(const Tensor& t, Matrix A, bool transpose_a, Matrix B, bool transpose_b) {
+  Array product = Array::from_shape(t.shape());
+  gemm(A, transpose_a, B, transpose_b, product.data(), 0.0);
+  t.accumulate_grad(std::move(product));
 }
 
 }  // namespace tapegrad::blas

@@ -41,16 +41,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     const Tensor& x = e.inputs[0];
     const Tensor& w = e.inputs[1];
     const blas::Matrix dy2 = as_matrix(dy, rows, out);
-    if (x.requires_grad()) {
-      Array dx = Array::from_shape(x.shape());
-      blas::gemm(dy2, false, as_matrix(w.value(), out, in), false, dx.data(), 0.0);  // (rows, out) @ (out, in)
-      x.accumulate_grad(std::move(dx));
-    }
-    if (w.requires_grad()) {
-      Array dw = Array::from_shape({out, in});
-      blas::gemm(dy2, true, as_matrix(x.value(), rows, in), false, dw.data(), 0.0);  // (rows, out)ᵀ @ (rows, in)
-      w.accumulate_grad(std::move(dw));
-    }
+    if (x.requires_grad())
+      blas::accumulate_product(x, dy2, false, as_matrix(w.value(), out, in), false);  // (rows, out) @ (out, in)
+    if (w.requires_grad())
+      blas::accumulate_product(w, dy2, true, as_matrix(x.value(), rows, in), false);  // (rows, out)ᵀ @ (rows, in)
     if (e.inputs.size() == 3 && e.inputs[2].requires_grad()) {
       Array db = Array::from_shape({out});
       double* dbs = db.data();

@@ -1,5 +1,7 @@
 #include "tapegrad/ops/matmul.hpp"
 
+#include <xtensor/xshape.hpp>
+
 #include "blas.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
@@ -19,8 +21,8 @@ void gemm(const Array& A, const Array& B, Array& out, bool transpose_a, bool tra
                      shape_str(B.shape()) + (transpose_b ? "^T" : ""));
   const Shape out_shape{m, n};
   if (beta == 0.0) {
-    if (!std::equal(out.shape().begin(), out.shape().end(), out_shape.begin(), out_shape.end())) out.resize(out_shape);
-  } else if (!std::equal(out.shape().begin(), out.shape().end(), out_shape.begin(), out_shape.end())) {
+    if (!xt::same_shape(out.shape(), out_shape)) out.resize(out_shape);
+  } else if (!xt::same_shape(out.shape(), out_shape)) {
     throw ShapeError("gemm: accumulating into " + shape_str(out.shape()) + " but the product is " + shape_str(out_shape));
   }
   blas::gemm(as_matrix(A, A.shape()[0], A.shape()[1]), transpose_a, as_matrix(B, B.shape()[0], B.shape()[1]),
@@ -57,16 +59,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     const Tensor& a = e.inputs[0];
     const Tensor& b = e.inputs[1];
     const blas::Matrix dy2 = as_matrix(dy, rows, n);
-    if (a.requires_grad()) {
-      Array da = Array::from_shape(a.shape());
-      blas::gemm(dy2, false, as_matrix(b.value(), k, n), true, da.data(), 0.0);  // (rows, n) @ (k, n)ᵀ
-      a.accumulate_grad(std::move(da));
-    }
-    if (b.requires_grad()) {
-      Array db = Array::from_shape({k, n});
-      blas::gemm(as_matrix(a.value(), rows, k), true, dy2, false, db.data(), 0.0);  // (rows, k)ᵀ @ (rows, n)
-      b.accumulate_grad(std::move(db));
-    }
+    if (a.requires_grad())
+      blas::accumulate_product(a, dy2, false, as_matrix(b.value(), k, n), true);  // (rows, n) @ (k, n)ᵀ
+    if (b.requires_grad())
+      blas::accumulate_product(b, as_matrix(a.value(), rows, k), true, dy2, false);  // (rows, k)ᵀ @ (rows, n)
   });
 }
 

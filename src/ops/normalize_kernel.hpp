@@ -108,65 +108,52 @@ TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, con
     const double* xg = x + at.start(g);
     const double* dyg = dy + at.start(g);
     const double mean = stats[g].mean, rstd = stats[g].rstd;
+    auto xhat = [&](std::size_t j) { return (xg[j * s] - mean) * rstd; };
+    auto g_at = [&](std::size_t j) { return dyg[j * s] * gamma[at.param(g, j)]; };  // g = dy ⊙ γ
     if (dgamma)
-      for (std::size_t j = 0; j < L.n; ++j) dgamma[at.param(g, j)] += dyg[j * s] * ((xg[j * s] - mean) * rstd);
+      for (std::size_t j = 0; j < L.n; ++j) dgamma[at.param(g, j)] += dyg[j * s] * xhat(j);
     if (dbeta)
       for (std::size_t j = 0; j < L.n; ++j) dbeta[at.param(g, j)] += dyg[j * s];
     if (!dx) continue;
-    // mean(g) and mean(g ⊙ x̂), g = dy ⊙ γ: what the statistics pass back to every x.
+    // mean(g) and mean(g ⊙ x̂): what the statistics pass back to every x.
     double mean_g = 0.0, mean_g_xhat = 0.0;
-    if (mode == Statistics::centered)
-      mean_g = sum_over(L.n, [&](std::size_t j) { return dyg[j * s] * gamma[at.param(g, j)]; }) * inv_n;
+    if (mode == Statistics::centered) mean_g = sum_over(L.n, g_at) * inv_n;
     if (mode != Statistics::constant)
-      mean_g_xhat = sum_over(L.n, [&](std::size_t j) {
-                      return dyg[j * s] * gamma[at.param(g, j)] * ((xg[j * s] - mean) * rstd);
-                    }) * inv_n;
+      mean_g_xhat = sum_over(L.n, [&](std::size_t j) { return g_at(j) * xhat(j); }) * inv_n;
     double* dxg = dx + at.start(g);
-    for (std::size_t j = 0; j < L.n; ++j) {
-      const double xhat = (xg[j * s] - mean) * rstd;
-      const double gj = dyg[j * s] * gamma[at.param(g, j)];
-      dxg[j * s] = rstd * (gj - mean_g - xhat * mean_g_xhat);
-    }
+    for (std::size_t j = 0; j < L.n; ++j) dxg[j * s] = rstd * (g_at(j) - mean_g - xhat(j) * mean_g_xhat);
   }
 }
 
-// γ = 1 and β = 0 when not given, as buffers: the loops then have no branches.
-// (Not copyable: gamma and beta may point into its own vectors.)
-struct Affine {
-  std::vector<double> ones, zeros;
-  const double* gamma;
-  const double* beta;
-  Affine(const Layout& L, const double* gamma_or_null, const double* beta_or_null)
-      : gamma(gamma_or_null), beta(beta_or_null) {
-    const std::size_t count = L.kind == Groups::rows ? L.n : L.groups;
-    if (!gamma) {
-      ones.assign(count, 1.0);
-      gamma = ones.data();
-    }
-    if (!beta) {
-      zeros.assign(count, 0.0);
-      beta = zeros.data();
-    }
-  }
-  Affine(const Affine&) = delete;
-  Affine& operator=(const Affine&) = delete;
-};
+// γ = 1 or β = 0 when not given, as a buffer of `count` values: the loops then
+// have no branches. `storage` holds the buffer while the caller uses it.
+inline const double* or_constant(const double* given, double value, std::size_t count, std::vector<double>& storage) {
+  if (given) return given;
+  storage.assign(count, value);
+  return storage.data();
+}
+
+// How many γ (and β) values a layout has: one per position (rows) or per group (columns).
+inline std::size_t param_count(const Layout& L) { return L.kind == Groups::rows ? L.n : L.groups; }
 
 // Forward: writes y and (unless constant) the statistics of every group.
 inline void normalize_forward(const double* x, double* y, const Layout& L, Statistics mode, double eps,
                               std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
   stats.resize(L.groups);
-  const Affine a(L, gamma, beta);
-  if (L.kind == Groups::rows) forward_groups<Groups::rows>(x, y, L, mode, eps, stats, a.gamma, a.beta);
-  else forward_groups<Groups::columns>(x, y, L, mode, eps, stats, a.gamma, a.beta);
+  std::vector<double> ones, zeros;
+  gamma = or_constant(gamma, 1.0, param_count(L), ones);
+  beta = or_constant(beta, 0.0, param_count(L), zeros);
+  if (L.kind == Groups::rows) forward_groups<Groups::rows>(x, y, L, mode, eps, stats, gamma, beta);
+  else forward_groups<Groups::columns>(x, y, L, mode, eps, stats, gamma, beta);
 }
 
 // Backward: dx (written), dγ and dβ (added to); any of the three may be null (not wanted).
 inline void normalize_backward(const double* x, const double* dy, const Layout& L, const std::vector<GroupStats>& stats,
                                const double* gamma, Statistics mode, double* dx, double* dgamma, double* dbeta) {
-  const Affine a(L, gamma, nullptr);
-  if (L.kind == Groups::rows) backward_groups<Groups::rows>(x, dy, L, stats, a.gamma, mode, dx, dgamma, dbeta);
-  else backward_groups<Groups::columns>(x, dy, L, stats, a.gamma, mode, dx, dgamma, dbeta);
+  std::vector<double> ones;
+  gamma = or_constant(gamma, 1.0, param_count(L), ones);
+  if (L.kind == Groups::rows) backward_groups<Groups::rows>(x, dy, L, stats, gamma, mode, dx, dgamma, dbeta);
+  else backward_groups<Groups::columns>(x, dy, L, stats, gamma, mode, dx, dgamma, dbeta);
 }
 
 // BatchNorm's running statistics, as PyTorch: running = (1 − momentum)·running + momentum·batch,
