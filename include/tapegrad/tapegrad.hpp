@@ -12,6 +12,7 @@
 #include "tapegrad/display.hpp"
 #include "tapegrad/ops/activation.hpp"
 #include "tapegrad/ops/elementwise.hpp"
+#include "tapegrad/ops/feed_forward.hpp"
 #include "tapegrad/ops/linear.hpp"
 #include "tapegrad/ops/loss.hpp"
 #include "tapegrad/ops/matmul.hpp"

@@ -1,6 +1,6 @@
 #include "tapegrad/nn/ffn.hpp"
 
-#include "tapegrad/ops/activation.hpp"
+#include "tapegrad/ops/feed_forward.hpp"
 
 namespace tapegrad::nn {
 
@@ -12,12 +12,9 @@ FFN::FFN(std::size_t d_, std::size_t hidden_, const std::string& activation_, Ge
   fc2 = register_module("fc2", std::make_shared<Linear>(hidden, d, true, gen));  // down-projection hidden → d
 }
 
-Tensor FFN::forward(const Tensor& x) {
-  Tensor h = (*fc1)(x);
-  if (activation == "relu") h = relu(h);
-  else h = gelu(h, activation == "gelu" ? "none" : "tanh");
-  return (*fc2)(h);
-}
+// One fused op (one tape entry) with fc1's and fc2's parameters; composed::feed_forward
+// is the same computation as fc1, activation, fc2 (three entries).
+Tensor FFN::forward(const Tensor& x) { return feed_forward(x, fc1->weight, fc1->bias, fc2->weight, fc2->bias, activation); }
 
 std::string FFN::extra_repr() const {
   return "d=" + std::to_string(d) + ", hidden=" + std::to_string(hidden) + ", activation=" + activation;

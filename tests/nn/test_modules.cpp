@@ -85,6 +85,14 @@ TEST_CASE("FFN: shapes, 4d default width, relu and gelu, gradcheck", "[nn][ffn]"
   FFN gelu_ffn(4, 8, "gelu", gen);
   require_module_gradcheck(gelu_ffn, param({2, 3, 4}, 15, "x"));
   REQUIRE_THROWS_WITH(FFN(4, 8, "swish"), Catch::Contains("activation") && Catch::Contains("swish"));
+  // The module runs the fused op: one tape entry, the same numbers as fc2(relu(fc1(x))).
+  tape().clear();
+  Tensor x = param({3, 4}, 16, "x");
+  Tensor y = ffn(x);
+  REQUIRE(tape().size() == 1);
+  CHECK(tape()[0].op == "feed_forward");
+  CHECK(y.value() == (*ffn.fc2)(relu((*ffn.fc1)(x))).value());
+  tape().clear();
 }
 
 TEST_CASE("Module: nested names like a PyTorch state_dict, train/eval reaches children, zero_grad", "[nn][module]") {

@@ -1,6 +1,8 @@
 // Nonlinearities: gradchecks, values against PyTorch (float64), large inputs, errors.
 #include "ops/common.hpp"
 
+#include <cmath>
+
 using namespace tapegrad;
 using namespace tapegrad::testing;
 
@@ -12,6 +14,8 @@ TEST_CASE("relu: gradcheck away from the kink and values", "[ops][relu]") {
   Tensor x(Array{-1.0, 0.0, 2.0}, true);
   sum(relu(x)).backward();
   CHECK(x.grad() == Array{0.0, 0.0, 1.0});
+  // NaN stays NaN (torch.relu), not a silent 0 that would hide it.
+  CHECK(std::isnan(relu(constant(Array{std::nan("")})).value()(0)));
 }
 
 TEST_CASE("gelu: gradcheck for both approximations and values", "[ops][gelu]") {

@@ -1,6 +1,7 @@
 #pragma once
 // The position-wise feed-forward network of a Transformer block:
-// up-projection, activation, down-projection:  y = fc2(act(fc1(x))).
+// up-projection, activation, down-projection:  y = fc2(act(fc1(x))),
+// computed by the fused op feed_forward (ops/feed_forward.hpp) in one tape entry.
 
 #include <memory>
 #include <string>

@@ -1,0 +1,53 @@
+#pragma once
+// The activations' elementwise math, written once and used by the ops relu and
+// gelu and by the fused feed_forward (internal header of src/ops).
+
+#include <cmath>
+#include <cstddef>
+
+#include <xtensor/xmath.hpp>
+
+#include "tapegrad/autograd/tensor.hpp"
+
+namespace tapegrad::kernels {
+
+// relu:  y = max(x, 0); a NaN stays NaN, as in torch.  y may be x (in place).
+inline void relu_forward(const double* x, double* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = x[i];
+    y[i] = v > 0.0 || v != v ? v : 0.0;
+  }
+}
+
+// relu:  dx = dy·[x > 0].  `sign` is x or relu(x): both are > 0 at the same places,
+// so a caller that kept only the output can pass it. dx may be dy (in place).
+inline void relu_backward(const double* sign, const double* dy, double* dx, std::size_t n) {
+  // dy is read whatever the sign, so the select needs no branch (half the signs
+  // are random in training: a branch would be mispredicted half the time).
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = dy[i];
+    dx[i] = sign[i] > 0.0 ? d : 0.0;
+  }
+}
+
+// gelu, as torch.nn.functional.gelu:
+// exact:  y = x Φ(x),                 dy/dx = Φ(x) + x φ(x)
+// tanh:   y = x/2 (1 + tanh(u)), u = √(2/π)(x + 0.044715 x³)
+//         dy/dx = ½(1 + t) + ½ x (1 − t²) √(2/π)(1 + 3·0.044715 x²),  t = tanh(u)
+enum class Gelu { exact, tanh };
+
+inline Array gelu_forward(const Array& x, Gelu kind) {
+  const double inv_sqrt2 = 1.0 / std::sqrt(2.0), k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  if (kind == Gelu::exact) return 0.5 * x * (1.0 + xt::erf(x * inv_sqrt2));
+  return 0.5 * x * (1.0 + xt::tanh(k * (x + c * x * x * x)));
+}
+
+inline Array gelu_derivative(const Array& x, Gelu kind) {
+  const double inv_sqrt2 = 1.0 / std::sqrt(2.0), inv_sqrt_2pi = 1.0 / std::sqrt(2.0 * M_PI);
+  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  if (kind == Gelu::exact) return 0.5 * (1.0 + xt::erf(x * inv_sqrt2)) + x * inv_sqrt_2pi * xt::exp(-0.5 * x * x);
+  const Array t = xt::tanh(k * (x + c * x * x * x));
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * c * x * x);
+}
+
+}  // namespace tapegrad::kernels
