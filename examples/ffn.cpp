@@ -1,8 +1,13 @@
 // ffn: a Transformer's position-wise feed-forward network, y = fc2(act(fc1(x))),
-// forward and backward, with the tape and gradient norms.
+// forward and backward, with the tape and gradient norms. The module runs the fused
+// op feed_forward (src/ops/feed_forward.cpp): one tape entry, its backward written out.
 //
 // In gdb: `p ffn.fc1->weight` shows the (hidden, d) weight; `tapegrad-table`
-// after loss.backward(true) shows the norms below.
+// after loss.backward(true) shows the norms below. To stop in the FFN's backward
+// (debug build; `skip` keeps `step` out of std::function's own frames):
+//   skip -gfi /usr/include/c++/*/bits/*
+//   rbreak ^std::_Function_handler<.*tapegrad::feed_forward.*_M_invoke
+//   continue, then step: you are in the lambda (dy, e), which makes dW2, da, dh, dW1, dx in order.
 #include <iostream>
 
 #include <xtensor/xio.hpp>
