@@ -119,6 +119,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--peak-memory", nargs=4, metavar=("PLACEMENT", "DEPTH", "BATCH", "STEPS"))
+    parser.add_argument("--train-step-only", action="store_true",
+                        help="only the two training steps at d 64, batch 64, L 16 (run.sh's paired rounds)")
     args = parser.parse_args()
     if args.peak_memory:
         p, depth, batch, steps = args.peak_memory
@@ -126,6 +128,10 @@ def main():
         return
     r = args.repetitions
     out = {"torch_version": torch.__version__, "threads": torch.get_num_threads()}
+    if args.train_step_only:
+        out["train_step_s"] = {f"{p}/16/64": best_seconds(train_step(p, 16, 64), r) for p in ("pre", "post")}
+        print(json.dumps(out, indent=1))
+        return
     out["train_step_s"] = {f"{p}/{L}/{B}": best_seconds(train_step(p, L, B), r)
                            for p, L, B in [("pre", 16, 64), ("post", 16, 64)]
                            + [("pre", L, 64) for L in (2, 4, 8, 32, 64)] + [("pre", 16, B) for B in (16, 256)]}

@@ -15,9 +15,10 @@ import sys
 UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
-def load_rounds(folder):
+def load_rounds(folder, prefix=""):
+    """[(tapegrad results by benchmark name, torch results)] for each round (prefix "pair_": the paired rounds)."""
     rounds = []
-    for path in sorted(glob.glob(os.path.join(folder, "tapegrad_*.json"))):
+    for path in sorted(glob.glob(os.path.join(folder, prefix + "tapegrad_*.json"))):
         i = path.rsplit("_", 1)[1]
         with open(path) as f:
             # "BM_X/16/64/process_time" -> "BM_X/16/64"; of its repetitions, the fastest.
@@ -28,7 +29,7 @@ def load_rounds(folder):
                 name = b["name"].replace("/process_time", "")
                 if name not in tg or seconds(b) < seconds(tg[name]):
                     tg[name] = b
-        with open(os.path.join(folder, f"torch_{i}")) as f:
+        with open(os.path.join(folder, f"{prefix}torch_{i}")) as f:
             rounds.append((tg, json.load(f)))
     return rounds
 
@@ -76,6 +77,19 @@ def main(folder):
     for B in (16, 64, 256):
         key = "BM_TrainStep_Pre/16/64" if B == 64 else f"BM_TrainStep_Pre_Scaling/16/{B}"
         row(f"step time, pre, L 16, batch {B}", key, lambda t, B=B: t["train_step_s"][f"pre/16/{B}"], (1e3, "ms"))
+
+    pairs = load_rounds(folder, "pair_")
+    if pairs:
+        print(f"\nTraining step in {len(pairs)} paired rounds (the two sides seconds apart, alternating who goes first;"
+              " each side's fastest repetition):\n")
+        print("| workload | tapegrad | PyTorch | ratio: median (lowest–highest) |")
+        print("|---|---|---|---|")
+        for p in ("pre", "post"):
+            tg = [seconds(t["BM_TrainStep_" + p.capitalize() + "/16/64"]) for t, _ in pairs]
+            th = [q["train_step_s"][f"{p}/16/64"] for _, q in pairs]
+            ratios = [b / a for a, b in zip(tg, th)]
+            print(f"| training step, {p}-norm, d 64, batch 64, L 16 | {median([1 / s for s in tg]):.1f} steps/s "
+                  f"| {median([1 / s for s in th]):.1f} steps/s | {median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f}) |")
 
     # Bandwidth: the bytes layer_norm must move (see bench_layer_norm.cpp) over its time.
     ln_bytes = 5 * 4096 * 1024 * 8
