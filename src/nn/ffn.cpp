@@ -14,7 +14,9 @@ FFN::FFN(std::size_t d_, std::size_t hidden_, const std::string& activation_, Ge
 
 // One fused op (one tape entry) with fc1's and fc2's parameters; composed::feed_forward
 // is the same computation as fc1, activation, fc2 (three entries).
-Tensor FFN::forward(const Tensor& x) { return feed_forward(x, fc1->weight, fc1->bias, fc2->weight, fc2->bias, activation); }
+Tensor FFN::forward(const Tensor& x) {
+  return feed_forward(x, fc1->weight, fc1->bias, fc2->weight, fc2->bias, activation);
+}
 
 std::string FFN::extra_repr() const {
   return "d=" + std::to_string(d) + ", hidden=" + std::to_string(hidden) + ", activation=" + activation;

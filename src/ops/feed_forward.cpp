@@ -34,11 +34,13 @@ kernels::Gelu gelu_kind(Activation act) { return act == Activation::gelu ? kerne
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
                     const std::string& activation) {
   const Activation act = parse_activation("feed_forward", activation);
-  const kernels::LinearShape s1 = kernels::check_linear("feed_forward", "input " + x.label(), x.shape(), "w1", w1, "b1", b1);
+  const kernels::LinearShape s1 =
+      kernels::check_linear("feed_forward", "input " + x.label(), x.shape(), "w1", w1, "b1", b1);
   Shape hidden_shape = x.shape();
   hidden_shape.back() = s1.out;
   const kernels::LinearShape s2 =
-      kernels::check_linear("feed_forward", "the hidden layer x w1ᵀ " + shape_str(hidden_shape), hidden_shape, "w2", w2, "b2", b2);
+      kernels::check_linear("feed_forward", "the hidden layer x w1ᵀ " + shape_str(hidden_shape), hidden_shape,
+                            "w2", w2, "b2", b2);
   const bool has_b1 = b1.defined(), has_b2 = b2.defined();
 
   Array h = Array::from_shape({s1.rows, s1.out});  // (rows, hidden): x's leading axes flattened

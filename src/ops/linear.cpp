@@ -13,11 +13,13 @@ using blas::as_matrix;
 // backward: dx = dy W;  dW = dyᵀ x;  db = Σ_rows dy   (x's leading axes flattened into rows)
 // x, dy and dx are read and written in place as (rows, ·) matrices; Wᵀ and dyᵀ are BLAS flags.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  const kernels::LinearShape s = kernels::check_linear("linear", "input " + x.label(), x.shape(), "weight", weight, "bias", bias);
+  const kernels::LinearShape s =
+      kernels::check_linear("linear", "input " + x.label(), x.shape(), "weight", weight, "bias", bias);
   Shape y_shape = x.shape();
   y_shape.back() = s.out;
   Array y = Array::from_shape(y_shape);
-  kernels::linear_forward(x.value().data(), s, weight.value(), bias.defined() ? bias.value().data() : nullptr, y.data());
+  const double* b = bias.defined() ? bias.value().data() : nullptr;
+  kernels::linear_forward(x.value().data(), s, weight.value(), b, y.data());
 
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);

@@ -63,17 +63,21 @@ TEST_CASE("feed_forward: gradcheck for each activation, with and without biases"
     INFO("activation = " << activation);
     REQUIRE_GRADCHECK([activation](const Tensors& t) { return feed_forward(t[0], t[1], t[2], t[3], t[4], activation); },
                       in);
-    REQUIRE_GRADCHECK([activation](const Tensors& t) { return feed_forward(t[0], t[1], Tensor{}, t[2], Tensor{}, activation); },
-                      (Tensors{in[0], in[1], in[3]}));
+    const auto no_biases = [activation](const Tensors& t) {
+      return feed_forward(t[0], t[1], Tensor{}, t[2], Tensor{}, activation);
+    };
+    REQUIRE_GRADCHECK(no_biases, (Tensors{in[0], in[1], in[3]}));
   }
 }
 
 TEST_CASE("feed_forward: fused equals linear → activation → linear, values and every gradient", "[layers][feed_forward]") {
   for (const std::string activation : {"relu", "gelu", "gelu_tanh"}) {
     INFO("activation = " << activation);
-    REQUIRE_SAME_OP([activation](const Tensors& t) { return feed_forward(t[0], t[1], t[2], t[3], t[4], activation); },
-                    [activation](const Tensors& t) { return composed::feed_forward(t[0], t[1], t[2], t[3], t[4], activation); },
-                    ffn_inputs(50));
+    const auto fused = [activation](const Tensors& t) { return feed_forward(t[0], t[1], t[2], t[3], t[4], activation); };
+    const auto parts = [activation](const Tensors& t) {
+      return composed::feed_forward(t[0], t[1], t[2], t[3], t[4], activation);
+    };
+    REQUIRE_SAME_OP(fused, parts, ffn_inputs(50));
   }
   // For ReLU the same products and sums in the same order: equal to the last bit.
   const Tensors in = ffn_inputs(60);
