@@ -78,6 +78,13 @@ def main(folder):
         key = "BM_TrainStep_Pre/16/64" if B == 64 else f"BM_TrainStep_Pre_Scaling/16/{B}"
         row(f"step time, pre, L 16, batch {B}", key, lambda t, B=B: t["train_step_s"][f"pre/16/{B}"], (1e3, "ms"))
 
+    if all("BM_FFN_FwdBwd_Fused" in t for t, _ in rounds):  # tapegrad alone: what fusing the FFN buys
+        fused = [seconds(t["BM_FFN_FwdBwd_Fused"]) for t, _ in rounds]
+        parts = [seconds(t["BM_FFN_FwdBwd_Composed"]) for t, _ in rounds]
+        print(f"\nFFN forward+backward (d 64 → 256 → 64, batch 64, operands in cache), tapegrad alone: fused "
+              f"feed_forward {median(fused) * 1e6:.0f} µs, composed linear → relu → linear {median(parts) * 1e6:.0f} µs "
+              f"({median([b / a for a, b in zip(fused, parts)]):.2f}×).")
+
     pairs = load_rounds(folder, "pair_")
     if pairs:
         print(f"\nTraining step in {len(pairs)} paired rounds (the two sides seconds apart, alternating who goes first;"
