@@ -9,7 +9,12 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../simd_clones.hpp"
 
@@ -66,6 +71,34 @@ inline __attribute__((always_inline)) double sum_over(std::size_t n, Term term) 
   return (part[0] + part[1]) + (part[2] + part[3]);
 }
 
+// An output larger than this is written with streaming stores (rows layout only).
+// A plain store first reads the line it writes into the cache ("write-allocate"):
+// for an output that cannot stay in the cache anyway, that read is a third memory
+// transfer per value (read x, read the old y, write y). 16 MiB is about the L3 of
+// one core complex of common CPUs; below it the next op finds the output in cache.
+constexpr std::size_t streaming_threshold_bytes = std::size_t{16} << 20;
+
+inline bool use_streaming_stores(const Layout& L) {
+  return L.kind == Groups::rows && L.groups * L.n * sizeof(double) >= streaming_threshold_bytes;
+}
+
+// to[0..n) = from[0..n), with stores that bypass the cache where the CPU has them (SSE2).
+inline void stream_store(const double* from, double* to, std::size_t n) {
+  std::size_t j = 0;
+#if defined(__SSE2__)
+  for (; j < n && reinterpret_cast<std::uintptr_t>(to + j) % 16 != 0; ++j) to[j] = from[j];  // to 16-byte alignment
+  for (; j + 2 <= n; j += 2) _mm_stream_pd(to + j, _mm_loadu_pd(from + j));
+#endif
+  for (; j < n; ++j) to[j] = from[j];
+}
+
+// Makes streaming stores visible in order to other threads (they bypass the usual ordering).
+inline void end_streaming_stores() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 // Two passes: the mean first, then the squared deviations from it. Each term
 // is small when the spread is small, so nothing cancels (unlike E[x²] − E[x]²).
 inline GroupStats group_stats(const double* x, std::size_t n, std::size_t step, bool centered, double eps) {
@@ -85,16 +118,20 @@ TAPEGRAD_SIMD_CLONES void forward_groups(const double* x, double* y, const Layou
                                          std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
   const Index<kind> at{L};
   const std::size_t s = at.step();
+  const bool streaming = use_streaming_stores(L);
+  std::vector<double> row(streaming ? L.n : 0);  // a large output's row is made here, in cache, then streamed
   for (std::size_t g = 0; g < L.groups; ++g) {
     const double* xg = x + at.start(g);
-    double* yg = y + at.start(g);
+    double* yg = streaming ? row.data() : y + at.start(g);
     if (mode != Statistics::constant) stats[g] = group_stats(xg, L.n, s, mode == Statistics::centered, eps);
     const double mean = stats[g].mean, rstd = stats[g].rstd;
     for (std::size_t j = 0; j < L.n; ++j) {
       const std::size_t p = at.param(g, j);
       yg[j * s] = (xg[j * s] - mean) * rstd * gamma[p] + beta[p];
     }
+    if (streaming) stream_store(row.data(), y + at.start(g), L.n);
   }
+  if (streaming) end_streaming_stores();
 }
 
 template <Groups kind>
@@ -104,6 +141,8 @@ TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, con
   const Index<kind> at{L};
   const std::size_t s = at.step();
   const double inv_n = 1.0 / static_cast<double>(L.n);
+  const bool streaming = dx && use_streaming_stores(L);
+  std::vector<double> row(streaming ? L.n : 0);  // as in forward_groups
   for (std::size_t g = 0; g < L.groups; ++g) {
     const double* xg = x + at.start(g);
     const double* dyg = dy + at.start(g);
@@ -120,9 +159,11 @@ TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, con
     if (mode == Statistics::centered) mean_g = sum_over(L.n, g_at) * inv_n;
     if (mode != Statistics::constant)
       mean_g_xhat = sum_over(L.n, [&](std::size_t j) { return g_at(j) * xhat(j); }) * inv_n;
-    double* dxg = dx + at.start(g);
+    double* dxg = streaming ? row.data() : dx + at.start(g);
     for (std::size_t j = 0; j < L.n; ++j) dxg[j * s] = rstd * (g_at(j) - mean_g - xhat(j) * mean_g_xhat);
+    if (streaming) stream_store(row.data(), dx + at.start(g), L.n);
   }
+  if (streaming) end_streaming_stores();
 }
 
 // γ = 1 or β = 0 when not given, as a buffer of `count` values: the loops then

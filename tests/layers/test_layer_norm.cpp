@@ -1,6 +1,8 @@
 // layer_norm and rms_norm: worked examples, gradchecks, fused vs composed, bad input.
 #include "helpers.hpp"
 
+#include <xtensor/xview.hpp>
+
 using namespace tapegrad;
 using tapegrad::testing::allclose;
 using tapegrad::testing::param;
@@ -117,4 +119,28 @@ TEST_CASE("layer_norm / rms_norm: bad shapes are clear errors", "[layers][layer_
   REQUIRE_THROWS_WITH(rms_norm(x, {5}), Catch::Contains("rms_norm") && Catch::Contains("(5)"));
   REQUIRE_THROWS_WITH(rms_norm(x, {4}, ones({2})), Catch::Contains("rms_norm: weight has shape (2)"));
   tape().clear();
+}
+
+TEST_CASE("layer_norm: a large output (streaming stores) holds the same bits as small ones", "[layers][layer_norm]") {
+  // 16,257 rows of 129 values: 16.8 MB, above the kernel's streaming threshold (16 MiB), and
+  // rows of odd length, so most rows start off a 16-byte boundary (the unaligned head path).
+  const std::size_t rows = 16257, n = 129;
+  const Array x_big = randn({rows, n}, 21), dy_big = randn({rows, n}, 22);
+  const Array gamma = randn({n}, 23), beta = randn({n}, 24);
+  Tensor xb(x_big, true);
+  Tensor yb = layer_norm(xb, {n}, Tensor(gamma), Tensor(beta));
+  yb.backward(dy_big);
+  // The same rows, a few at a time: small arrays, plain stores. Row-wise op, so equal to the last bit.
+  for (std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{7777}, rows - 3}) {
+    INFO("rows " << first << " to " << first + 2);
+    const Array x_small = xt::view(x_big, xt::range(first, first + 3), xt::all());
+    const Array dy_small = xt::view(dy_big, xt::range(first, first + 3), xt::all());
+    Tensor xs(x_small, true);
+    Tensor ys = layer_norm(xs, {n}, Tensor(gamma), Tensor(beta));
+    ys.backward(dy_small);
+    const Array y_rows = xt::view(yb.value(), xt::range(first, first + 3), xt::all());
+    const Array dx_rows = xt::view(xb.grad(), xt::range(first, first + 3), xt::all());
+    CHECK(y_rows == ys.value());
+    CHECK(dx_rows == xs.grad());
+  }
 }
