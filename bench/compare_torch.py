@@ -128,13 +128,13 @@ def main():
         return
     r = args.repetitions
     out = {"torch_version": torch.__version__, "threads": torch.get_num_threads()}
+    steps = [("pre", 16, 64), ("post", 16, 64)]
+    if not args.train_step_only:
+        steps += [("pre", L, 64) for L in (2, 4, 8, 32, 64)] + [("pre", 16, B) for B in (16, 256)]
+    out["train_step_s"] = {f"{p}/{L}/{B}": best_seconds(train_step(p, L, B), r) for p, L, B in steps}
     if args.train_step_only:
-        out["train_step_s"] = {f"{p}/16/64": best_seconds(train_step(p, 16, 64), r) for p in ("pre", "post")}
         print(json.dumps(out, indent=1))
         return
-    out["train_step_s"] = {f"{p}/{L}/{B}": best_seconds(train_step(p, L, B), r)
-                           for p, L, B in [("pre", 16, 64), ("post", 16, 64)]
-                           + [("pre", L, 64) for L in (2, 4, 8, 32, 64)] + [("pre", 16, B) for B in (16, 256)]}
     out["layer_norm_fwd_bwd_s"] = best_seconds(layer_norm_fwd_bwd(), r)
     out["small_op_forward_s"] = best_seconds(small_ops(False), r) / OPS_PER_ITERATION
     out["small_op_forward_backward_s"] = best_seconds(small_ops(True), r) / OPS_PER_ITERATION

@@ -50,22 +50,27 @@ def main(folder):
     print("| workload | tapegrad | PyTorch | tapegrad vs PyTorch (median of per-round time ratios) |")
     print("|---|---|---|---|")
 
-    def row(label, tg_key, torch_of, unit, per=1.0, speed=False):
-        tg = [seconds(t[tg_key]) / per for t, _ in rounds]
-        th = [torch_of(p) for _, p in rounds]
+    def row(label, tg_key, torch_of, unit, per=1.0, speed=False, of=rounds, show_range=False):
+        tg = [seconds(t[tg_key]) / per for t, _ in of]
+        th = [torch_of(p) for _, p in of]
         scale, name = unit
-        ratio = median([b / a for a, b in zip(tg, th)])  # torch's time over tapegrad's, per round
-        verdict = f"{ratio:.2f}× {'faster' if ratio >= 1 else 'slower'}"
+        ratios = [b / a for a, b in zip(tg, th)]  # torch's time over tapegrad's, per round
+        ratio = median(ratios)
+        verdict = (f"{ratio:.2f}× ({min(ratios):.2f}–{max(ratios):.2f})" if show_range
+                   else f"{ratio:.2f}× {'faster' if ratio >= 1 else 'slower'}")
         if speed:  # show rates (1 / time)
             print(f"| {label} | {median([1 / s for s in tg]):.1f} {name} | {median([1 / s for s in th]):.1f} {name} "
                   f"| {verdict} |")
         else:
             print(f"| {label} | {median(tg) * scale:.3g} {name} | {median(th) * scale:.3g} {name} | {verdict} |")
 
-    for p in ("pre", "post"):
-        key = "BM_TrainStep_" + p.capitalize() + "/16/64"
-        row(f"training step, {p}-norm, d 64, batch 64, L 16 (steps/s)", key,
-            lambda t, p=p: t["train_step_s"][f"{p}/16/64"], (1, "steps/s"), speed=True)
+    def training_step_rows(of=rounds, show_range=False):
+        for p in ("pre", "post"):
+            row(f"training step, {p}-norm, d 64, batch 64, L 16 (steps/s)", "BM_TrainStep_" + p.capitalize() + "/16/64",
+                lambda t, p=p: t["train_step_s"][f"{p}/16/64"], (1, "steps/s"), speed=True, of=of,
+                show_range=show_range)
+
+    training_step_rows()
     row("layer_norm fwd+bwd 4096×1024", "BM_LayerNorm_FwdBwd", lambda t: t["layer_norm_fwd_bwd_s"], (1e3, "ms"))
     row("small op (add, 4 elements): forward + record", "BM_SmallOp_Forward",
         lambda t: t["small_op_forward_s"], (1e9, "ns"), per=100)
@@ -91,12 +96,7 @@ def main(folder):
               " each side's fastest repetition):\n")
         print("| workload | tapegrad | PyTorch | ratio: median (lowest–highest) |")
         print("|---|---|---|---|")
-        for p in ("pre", "post"):
-            tg = [seconds(t["BM_TrainStep_" + p.capitalize() + "/16/64"]) for t, _ in pairs]
-            th = [q["train_step_s"][f"{p}/16/64"] for _, q in pairs]
-            ratios = [b / a for a, b in zip(tg, th)]
-            print(f"| training step, {p}-norm, d 64, batch 64, L 16 | {median([1 / s for s in tg]):.1f} steps/s "
-                  f"| {median([1 / s for s in th]):.1f} steps/s | {median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f}) |")
+        training_step_rows(of=pairs, show_range=True)
 
     # Bandwidth: the bytes layer_norm must move (see bench_layer_norm.cpp) over its time.
     ln_bytes = 5 * 4096 * 1024 * 8

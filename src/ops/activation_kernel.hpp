@@ -36,15 +36,20 @@ inline void relu_backward(const double* sign, const double* dy, double* dx, std:
 //         dy/dx = ½(1 + t) + ½ x (1 − t²) √(2/π)(1 + 3·0.044715 x²),  t = tanh(u)
 enum class Gelu { exact, tanh };
 
+namespace gelu_constants {
+const double inv_sqrt2 = 1.0 / std::sqrt(2.0);           // Φ(x) = ½(1 + erf(x/√2))
+const double inv_sqrt_2pi = 1.0 / std::sqrt(2.0 * M_PI);  // φ(x) = e^(−x²/2) / √(2π)
+const double k = std::sqrt(2.0 / M_PI), c = 0.044715;     // u = k(x + c x³)
+}  // namespace gelu_constants
+
 inline Array gelu_forward(const Array& x, Gelu kind) {
-  const double inv_sqrt2 = 1.0 / std::sqrt(2.0), k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  using namespace gelu_constants;
   if (kind == Gelu::exact) return 0.5 * x * (1.0 + xt::erf(x * inv_sqrt2));
   return 0.5 * x * (1.0 + xt::tanh(k * (x + c * x * x * x)));
 }
 
 inline Array gelu_derivative(const Array& x, Gelu kind) {
-  const double inv_sqrt2 = 1.0 / std::sqrt(2.0), inv_sqrt_2pi = 1.0 / std::sqrt(2.0 * M_PI);
-  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  using namespace gelu_constants;
   if (kind == Gelu::exact) return 0.5 * (1.0 + xt::erf(x * inv_sqrt2)) + x * inv_sqrt_2pi * xt::exp(-0.5 * x * x);
   const Array t = xt::tanh(k * (x + c * x * x * x));
   return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * c * x * x);

@@ -26,6 +26,8 @@ kernels::Gelu gelu_kind(Activation act) { return act == Activation::gelu ? kerne
 
 }  // namespace
 
+void check_feed_forward_activation(const char* who, const std::string& activation) { parse_activation(who, activation); }
+
 // ---- y = a W2ᵀ + b2,  a = act(h),  h = x W1ᵀ + b1 ----
 // backward: db2 = Σ_rows dy;  dW2 = dyᵀ a;  da = dy W2
 //           dh = da ⊙ act'(h);  db1 = Σ_rows dh;  dW1 = dhᵀ x;  dx = dh W1
@@ -35,12 +37,12 @@ Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const T
                     const std::string& activation) {
   const Activation act = parse_activation("feed_forward", activation);
   const kernels::LinearShape s1 =
-      kernels::check_linear("feed_forward", "input " + x.label(), x.shape(), "w1", w1, "b1", b1);
+      kernels::check_linear("feed_forward", [&] { return "input " + x.label(); }, x.shape(), "w1", w1, "b1", b1);
   Shape hidden_shape = x.shape();
   hidden_shape.back() = s1.out;
   const kernels::LinearShape s2 =
-      kernels::check_linear("feed_forward", "the hidden layer x w1ᵀ " + shape_str(hidden_shape), hidden_shape,
-                            "w2", w2, "b2", b2);
+      kernels::check_linear("feed_forward", [&] { return "the hidden layer x w1ᵀ " + shape_str(hidden_shape); },
+                            hidden_shape, "w2", w2, "b2", b2);
   const bool has_b1 = b1.defined(), has_b2 = b2.defined();
 
   Array h = Array::from_shape({s1.rows, s1.out});  // (rows, hidden): x's leading axes flattened

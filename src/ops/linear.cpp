@@ -14,7 +14,7 @@ using blas::as_matrix;
 // x, dy and dx are read and written in place as (rows, ·) matrices; Wᵀ and dyᵀ are BLAS flags.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const kernels::LinearShape s =
-      kernels::check_linear("linear", "input " + x.label(), x.shape(), "weight", weight, "bias", bias);
+      kernels::check_linear("linear", [&] { return "input " + x.label(); }, x.shape(), "weight", weight, "bias", bias);
   Shape y_shape = x.shape();
   y_shape.back() = s.out;
   Array y = Array::from_shape(y_shape);

@@ -17,20 +17,21 @@ struct LinearShape {
 };
 
 // Checks that an input of shape x_shape fits weight (out, in) and bias (out) or
-// undefined. `op`, the input's description and the names go into the error messages.
-inline LinearShape check_linear(const char* op, const std::string& input, const Shape& x_shape,
-                                const std::string& weight_name, const Tensor& weight, const std::string& bias_name,
-                                const Tensor& bias) {
-  const std::string where = std::string(op) + ": ";
+// undefined. `op`, the names and describe_input() (called only to write an error
+// message: every forward passes here) go into the error messages.
+template <class DescribeInput>
+LinearShape check_linear(const char* op, DescribeInput describe_input, const Shape& x_shape, const char* weight_name,
+                         const Tensor& weight, const char* bias_name, const Tensor& bias) {
+  const auto fail = [op](const std::string& what) { return ShapeError(std::string(op) + ": " + what); };
   if (weight.dim() != 2)
-    throw ShapeError(where + weight_name + " must be 2-D (out_features, in_features), got " + weight.label());
+    throw fail(weight_name + std::string(" must be 2-D (out_features, in_features), got ") + weight.label());
   const std::size_t out = weight.shape()[0], in = weight.shape()[1];
   if (x_shape.empty() || x_shape.back() != in)
-    throw ShapeError(where + input + " does not fit " + weight_name + " " +
-                     weight.label() + "; expected an input of shape (..., " + std::to_string(in) + ")");
+    throw fail(describe_input() + " does not fit " + weight_name + " " + weight.label() +
+               "; expected an input of shape (..., " + std::to_string(in) + ")");
   if (bias.defined() && bias.shape() != Shape{out})
-    throw ShapeError(where + bias_name + " has shape " + shape_str(bias.shape()) + " but " + weight_name + " " +
-                     weight.label() + " needs (" + std::to_string(out) + ")");
+    throw fail(bias_name + std::string(" has shape ") + shape_str(bias.shape()) + " but " + weight_name + " " +
+               weight.label() + " needs (" + std::to_string(out) + ")");
   std::size_t rows = 1;  // the leading axes flattened (not numel / in: in may be 0)
   for (std::size_t d = 0; d + 1 < x_shape.size(); ++d) rows *= x_shape[d];
   return {rows, in, out};

@@ -92,12 +92,30 @@ inline void stream_store(const double* from, double* to, std::size_t n) {
   for (; j < n; ++j) to[j] = from[j];
 }
 
-// Makes streaming stores visible in order to other threads (they bypass the usual ordering).
-inline void end_streaming_stores() {
+// Where each group's output goes: straight into `out`, or, for a large output, into
+// a row in cache that finish() then streams to `out`.
+class GroupOutput {
+ public:
+  GroupOutput(double* out, const Layout& L) : out_(out), n_(L.n), streaming_(out && use_streaming_stores(L)) {
+    if (streaming_) row_.resize(n_);
+  }
+  // Where to write the group that starts at out[start].
+  double* at(std::size_t start) { return streaming_ ? row_.data() : out_ + start; }
+  void finish(std::size_t start) {
+    if (streaming_) stream_store(row_.data(), out_ + start, n_);
+  }
+  ~GroupOutput() {
 #if defined(__SSE2__)
-  _mm_sfence();
+    if (streaming_) _mm_sfence();  // streaming stores are ordered for other threads only after a fence
 #endif
-}
+  }
+
+ private:
+  double* out_;
+  std::size_t n_;
+  bool streaming_;
+  std::vector<double> row_;
+};
 
 // Two passes: the mean first, then the squared deviations from it. Each term
 // is small when the spread is small, so nothing cancels (unlike E[x²] − E[x]²).
@@ -118,20 +136,18 @@ TAPEGRAD_SIMD_CLONES void forward_groups(const double* x, double* y, const Layou
                                          std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
   const Index<kind> at{L};
   const std::size_t s = at.step();
-  const bool streaming = use_streaming_stores(L);
-  std::vector<double> row(streaming ? L.n : 0);  // a large output's row is made here, in cache, then streamed
+  GroupOutput out(y, L);
   for (std::size_t g = 0; g < L.groups; ++g) {
     const double* xg = x + at.start(g);
-    double* yg = streaming ? row.data() : y + at.start(g);
+    double* yg = out.at(at.start(g));
     if (mode != Statistics::constant) stats[g] = group_stats(xg, L.n, s, mode == Statistics::centered, eps);
     const double mean = stats[g].mean, rstd = stats[g].rstd;
     for (std::size_t j = 0; j < L.n; ++j) {
       const std::size_t p = at.param(g, j);
       yg[j * s] = (xg[j * s] - mean) * rstd * gamma[p] + beta[p];
     }
-    if (streaming) stream_store(row.data(), y + at.start(g), L.n);
+    out.finish(at.start(g));
   }
-  if (streaming) end_streaming_stores();
 }
 
 template <Groups kind>
@@ -141,8 +157,7 @@ TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, con
   const Index<kind> at{L};
   const std::size_t s = at.step();
   const double inv_n = 1.0 / static_cast<double>(L.n);
-  const bool streaming = dx && use_streaming_stores(L);
-  std::vector<double> row(streaming ? L.n : 0);  // as in forward_groups
+  GroupOutput out(dx, L);
   for (std::size_t g = 0; g < L.groups; ++g) {
     const double* xg = x + at.start(g);
     const double* dyg = dy + at.start(g);
@@ -159,11 +174,10 @@ TAPEGRAD_SIMD_CLONES void backward_groups(const double* x, const double* dy, con
     if (mode == Statistics::centered) mean_g = sum_over(L.n, g_at) * inv_n;
     if (mode != Statistics::constant)
       mean_g_xhat = sum_over(L.n, [&](std::size_t j) { return g_at(j) * xhat(j); }) * inv_n;
-    double* dxg = streaming ? row.data() : dx + at.start(g);
+    double* dxg = out.at(at.start(g));
     for (std::size_t j = 0; j < L.n; ++j) dxg[j * s] = rstd * (g_at(j) - mean_g - xhat(j) * mean_g_xhat);
-    if (streaming) stream_store(row.data(), dx + at.start(g), L.n);
+    out.finish(at.start(g));
   }
-  if (streaming) end_streaming_stores();
 }
 
 // γ = 1 or β = 0 when not given, as a buffer of `count` values: the loops then

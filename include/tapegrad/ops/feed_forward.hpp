@@ -17,6 +17,10 @@ namespace tapegrad {
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
                     const std::string& activation = "relu");
 
+// Throws Error("<who>: activation must be ...") unless feed_forward takes `activation`
+// (for nn::FFN, which refuses a bad name when it is built, not at its first forward).
+void check_feed_forward_activation(const char* who, const std::string& activation);
+
 namespace composed {
 // The same, composed from linear, relu / gelu and linear: three tape entries. Tests check the fused op against it.
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
