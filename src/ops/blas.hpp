@@ -40,9 +40,17 @@ inline void gemm(Matrix A, bool transpose_a, Matrix B, bool transpose_b, double*
               beta, out, static_cast<int>(n));
 }
 
-// t.grad += op(A) @ op(B): the product made in a fresh array of t's shape, which
-// then becomes t's gradient (or is added to the one it has). For backward functions.
+// t.grad += op(A) @ op(B), for backward functions. The first gradient is the product
+// made in a fresh array of t's shape, which becomes t's gradient; a later one (x of a
+// residual gets one from each branch) is added by BLAS into the gradient it has
+// (beta = 1): no temporary, no separate pass to add it.
 inline void accumulate_product(const Tensor& t, Matrix A, bool transpose_a, Matrix B, bool transpose_b) {
+  if (!t.requires_grad()) return;
+  if (t.has_grad() && xt::same_shape(t.grad().shape(), t.shape())) {
+    Tensor handle = t;  // a handle to the same tensor, through which its gradient is written
+    gemm(A, transpose_a, B, transpose_b, handle.mutable_grad().data(), 1.0);
+    return;
+  }
   Array product = Array::from_shape(t.shape());
   gemm(A, transpose_a, B, transpose_b, product.data(), 0.0);
   t.accumulate_grad(std::move(product));
