@@ -75,22 +75,33 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
   // as much as a cheap op (torch does not copy it either), unless the root keeps its grad.
   const bool store_seed = root_grad.size() == 1 || r.retains_grad;
   if (store_seed) root.accumulate_grad(root_grad);
-  for (long i = r.tape_index; i >= 0; --i) {
-    const TapeEntry& e = t.entries[static_cast<std::size_t>(i)];
-    const bool seed_not_stored = i == r.tape_index && !store_seed;
-    if (!e.output.impl_->has_grad && !seed_not_stored) continue;  // not on a path to the root
-    const Array& grad_output = seed_not_stored ? root_grad : e.output.impl_->grad;
-    check_not_modified(e, static_cast<std::size_t>(i));
-    if (is_anomaly_enabled())
-      run_backward_checked(e, grad_output, static_cast<std::size_t>(i));  // throws at the first NaN/Inf
-    else
-      e.backward(grad_output, e);
-    // This gradient is complete (every op that used the output comes later on the
-    // tape and ran before) and now used up: free it, as PyTorch does, unless it is
-    // retained or the root's (gdb shows the loss's grad=1 throughout). Memory then
-    // holds about one layer's gradients at a time, and malloc hands the freed
-    // buffer, still in cache, to the next op's gradient.
-    if (i != r.tape_index && !e.output.impl_->retains_grad) release_grad(*e.output.impl_);
+  try {
+    for (long i = r.tape_index; i >= 0; --i) {
+      TapeEntry& e = t.entries[static_cast<std::size_t>(i)];
+      const bool seed_not_stored = i == r.tape_index && !store_seed;
+      if (!e.output.impl_->has_grad && !seed_not_stored) continue;  // not on a path to the root
+      const Array& grad_output = seed_not_stored ? root_grad : e.output.impl_->grad;
+      check_not_modified(e, static_cast<std::size_t>(i));
+      if (is_anomaly_enabled())
+        run_backward_checked(e, grad_output, static_cast<std::size_t>(i));  // throws at the first NaN/Inf
+      else
+        e.backward(grad_output, e);
+      // This gradient is complete (every op that used the output comes later on the
+      // tape and ran before) and now used up: free it, as PyTorch does, unless it is
+      // retained or the root's (gdb shows the loss's grad=1 throughout). Memory then
+      // holds about one layer's gradients at a time, and malloc hands the freed
+      // buffer, still in cache, to the next op's gradient.
+      if (i != r.tape_index && !e.output.impl_->retains_grad) release_grad(*e.output.impl_);
+      // Likewise what the op saved for its backward (captured by the function, e.g. the
+      // FFN's hidden layer), unless the graph is kept for another pass: PyTorch frees
+      // saved tensors once used. The entry stays on the tape, with an empty backward.
+      if (!retain_graph) e.backward = nullptr;
+    }
+  } catch (...) {
+    // A walk cut short has used up part of the graph: release all of it, so that a
+    // second backward() says so instead of running half a graph.
+    if (!retain_graph) t.clear();
+    throw;
   }
   if (!r.retains_grad) release_grad(*root.impl_);  // the other intermediates went in the walk
   if (!retain_graph) t.clear();

@@ -1,4 +1,6 @@
 // The tape, backward() and the autograd rules users rely on.
+#include <memory>
+
 #include "helpers.hpp"
 
 using namespace tapegrad;
@@ -184,4 +186,44 @@ TEST_CASE("backward frees each intermediate gradient once its op's backward has 
   CHECK(kept_had_grad);     // retained
   CHECK(kept.grad() == Array{1.0, 1.0});
   CHECK(x.grad() == Array{6.0, 6.0});
+}
+
+TEST_CASE("backward frees what each op saved once its backward has run, unless the graph is retained", "[tape]") {
+  for (const bool retain_graph : {false, true}) {
+    INFO("retain_graph = " << retain_graph);
+    tape().clear();
+    Tensor x(Array{1.0, 2.0}, true, "x");
+    std::weak_ptr<int> saved_by_square;
+    bool freed_before_first_op_ran = false;
+    // The first op on the tape: its backward runs last.
+    Tensor probe = record("probe", {x}, x.value(), [&](const Array& dy, const TapeEntry& e) {
+      freed_before_first_op_ran = saved_by_square.expired();
+      e.inputs[0].accumulate_grad(dy);
+    });
+    // An op that saves something for its backward, as the FFN saves its hidden layer.
+    auto saved = std::make_shared<int>(42);
+    saved_by_square = saved;
+    Tensor y = record("square", {probe}, probe.value() * probe.value(),
+                      [saved](const Array& dy, const TapeEntry& e) {
+                        e.inputs[0].accumulate_grad(dy * 2.0 * e.inputs[0].value() * (*saved == 42 ? 1.0 : 0.0));
+                      });
+    saved.reset();
+    sum(y).backward(retain_graph);
+    CHECK(freed_before_first_op_ran == !retain_graph);
+    CHECK(x.grad() == Array{2.0, 4.0});
+    tape().clear();
+  }
+}
+
+TEST_CASE("a backward that throws half way releases the graph", "[tape][errors]") {
+  tape().clear();
+  Tensor x(Array{1.0, 2.0}, true, "x");
+  Tensor h = record("fails_in_backward", {x}, x.value(), [](const Array&, const TapeEntry&) {
+    throw Error("fails_in_backward: as planned");
+  });
+  Tensor loss = sum(h * 3.0);
+  REQUIRE_THROWS_WITH(loss.backward(), Catch::Contains("as planned"));
+  // mul's backward ran and let go of what it saved: the graph cannot be walked again.
+  CHECK(tape().empty());
+  REQUIRE_THROWS_WITH(loss.backward(), Catch::Contains("already released"));
 }

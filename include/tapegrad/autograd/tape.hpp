@@ -23,7 +23,7 @@ struct TapeEntry {
   std::string op;                           // "matmul", "layer_norm", ...
   std::vector<Tensor> inputs;
   Tensor output;
-  BackwardFn backward;
+  BackwardFn backward;                      // emptied once it has run, unless backward(retain_graph=true)
   std::vector<std::uint64_t> input_versions;  // to refuse in-place edits since recording
 };
 
