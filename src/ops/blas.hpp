@@ -46,7 +46,9 @@ inline void gemm(Matrix A, bool transpose_a, Matrix B, bool transpose_b, double*
 // (beta = 1): no temporary, no separate pass to add it.
 inline void accumulate_product(const Tensor& t, Matrix A, bool transpose_a, Matrix B, bool transpose_b) {
   if (!t.requires_grad()) return;
-  if (t.has_grad() && xt::same_shape(t.grad().shape(), t.shape())) {
+  // (The shape check guards the write: a gradient replaced by hand through
+  // mutable_grad() may not fit; it then takes the general path below.)
+  if (t.has_grad() && xt::same_shape(t.grad().shape(), t.value().shape())) {
     Tensor handle = t;  // a handle to the same tensor, through which its gradient is written
     gemm(A, transpose_a, B, transpose_b, handle.mutable_grad().data(), 1.0);
     return;
