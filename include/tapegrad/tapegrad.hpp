@@ -1,15 +1,16 @@
 #pragma once
 // Everything in one include. The layers, bottom up:
-//   autograd (tensor, tape, backward, gradcheck) -> ops -> nn -> optim -> experiments
+//   autograd (tensor, tape, backward) -> ops -> nn -> optim -> experiments,
+//   with debug/ (gradcheck, anomaly mode, tape views, notebook display) beside them.
 
-#include "tapegrad/autograd/anomaly.hpp"
+#include "tapegrad/debug/anomaly.hpp"
 #include "tapegrad/autograd/error.hpp"
-#include "tapegrad/autograd/gradcheck.hpp"
+#include "tapegrad/debug/gradcheck.hpp"
 #include "tapegrad/autograd/random.hpp"
 #include "tapegrad/autograd/tape.hpp"
-#include "tapegrad/autograd/tape_view.hpp"
+#include "tapegrad/debug/tape_view.hpp"
 #include "tapegrad/autograd/tensor.hpp"
-#include "tapegrad/display.hpp"
+#include "tapegrad/debug/display.hpp"
 #include "tapegrad/ops/activation.hpp"
 #include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/feed_forward.hpp"

@@ -1,7 +1,7 @@
 // backward(): walk the tape in reverse, calling each entry's backward.
 #include "tapegrad/autograd/tape.hpp"
 
-#include "tapegrad/autograd/anomaly.hpp"
+#include "tapegrad/debug/anomaly.hpp"
 
 #include <optional>
 

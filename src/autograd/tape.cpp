@@ -1,6 +1,6 @@
 #include "tapegrad/autograd/tape.hpp"
 
-#include "tapegrad/autograd/anomaly.hpp"
+#include "tapegrad/debug/anomaly.hpp"
 
 #include <iomanip>
 #include <sstream>

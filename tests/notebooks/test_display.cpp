@@ -1,8 +1,8 @@
-// The HTML behind the notebooks' rich display (include/tapegrad/display.hpp).
+// The HTML behind the notebooks' rich display (include/tapegrad/debug/display.hpp).
 // mime_bundle_repr is notebook-only; TAPEGRAD_WITH_MIME_BUNDLE turns it on here
 // so the bundles xeus-cling would receive are checked too.
 #define TAPEGRAD_WITH_MIME_BUNDLE
-#include "tapegrad/display.hpp"
+#include "tapegrad/debug/display.hpp"
 
 #include <cstdio>
 #include <fstream>

@@ -17,7 +17,13 @@ struct TapeEntry;
 // An op's backward: given dL/d(output), add dL/d(input) to each input that
 // requires grad (Tensor::accumulate_grad). It reads inputs and output from
 // the entry; anything else it needs (saved statistics) it captures.
+// The lambda an op records only unpacks the entry and calls the op's named backward
+// function (layer_norm_backward, relu_backward, ...), where the math is.
 using BackwardFn = std::function<void(const Array& grad_output, const TapeEntry& entry)>;
+
+// On a named backward function's definition: keeps it a real function in every build
+// (never inlined into the lambda), so `break tapegrad::layer_norm_backward` stops there.
+#define TAPEGRAD_BACKWARD __attribute__((noinline))
 
 struct TapeEntry {
   std::string op;                           // "matmul", "layer_norm", ...

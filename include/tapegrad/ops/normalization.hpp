@@ -8,7 +8,7 @@
 //
 // Variance is computed in two passes, Σ(x − mean)² / N, never as
 // E[x²] − E[x]²: that one-pass formula cancels catastrophically when the mean
-// is large against the spread (see tests/layers/test_variance_numerics.cpp).
+// is large against the spread (see tests/ops/test_variance_numerics.cpp).
 
 #include <optional>
 

@@ -1,5 +1,5 @@
 // tape_table() and to_dot(): the tape as a table and as a Graphviz graph.
-#include "tapegrad/autograd/tape_view.hpp"
+#include "tapegrad/debug/tape_view.hpp"
 
 #include <cmath>
 #include <iomanip>

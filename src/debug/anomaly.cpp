@@ -1,6 +1,6 @@
 // Anomaly mode: scan op outputs (forward) and input gradients (backward) for
 // NaN/Inf and throw at the first op that makes one.
-#include "tapegrad/autograd/anomaly.hpp"
+#include "tapegrad/debug/anomaly.hpp"
 
 #include <cmath>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "tapegrad/display.hpp"
+#include "tapegrad/debug/display.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "tapegrad/autograd/gradcheck.hpp"
+#include "tapegrad/debug/gradcheck.hpp"
 
 #include <cmath>
 #include <random>
