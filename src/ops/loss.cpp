@@ -9,7 +9,14 @@
 
 namespace tapegrad {
 
-// ---- L = mean((p − t)²):  dp = 2 (p − t) / n · dL,  dt = −dp ----
+// mse_loss:  L = mean((p − t)²) over n elements;  dp = 2 (p − t) / n · dL,  dt = −dp
+TAPEGRAD_BACKWARD void mse_loss_backward(const Array& dL, const Tensor& input, const Tensor& target) {
+  const double n = static_cast<double>(input.numel());
+  const Array g = (2.0 / n) * dL() * (input.value() - target.value());
+  input.accumulate_grad(g);
+  if (target.requires_grad()) target.accumulate_grad(-g);
+}
+
 Tensor mse_loss(const Tensor& input, const Tensor& target) {
   if (input.shape() != target.shape())
     throw ShapeError("mse_loss: input " + input.label() + " and target " + target.label() +
@@ -19,14 +26,22 @@ Tensor mse_loss(const Tensor& input, const Tensor& target) {
   const Array diff = input.value() - target.value();
   const double n = static_cast<double>(diff.size());
   Array loss = xt::sum(diff * diff, xt::evaluation_strategy::immediate) / n;
-  return record("mse_loss", {input, target}, std::move(loss), [n](const Array& dy, const TapeEntry& e) {
-    const Array g = (2.0 / n) * dy() * (e.inputs[0].value() - e.inputs[1].value());
-    e.inputs[0].accumulate_grad(g);
-    if (e.inputs[1].requires_grad()) e.inputs[1].accumulate_grad(-g);
+  return record("mse_loss", {input, target}, std::move(loss), [](const Array& dL, const TapeEntry& e) {
+    mse_loss_backward(dL, e.inputs[0], e.inputs[1]);
   });
 }
 
-// ---- L = mean_i(logsumexp(z_i) − z_i[t_i]):  dz_i = (softmax(z_i) − onehot(t_i)) / N · dL ----
+// cross_entropy:  L = mean_i(logsumexp(z_i) − z_i[t_i]) over N rows;
+//                 dz_i = (softmax(z_i) − onehot(t_i)) / N · dL,  softmax(z_i) = exp(logp_i)
+TAPEGRAD_BACKWARD void cross_entropy_backward(const Array& dL, const Tensor& logits, const Array& logp,
+                                              const std::vector<std::int64_t>& targets) {
+  const std::size_t N = targets.size();
+  Array g = xt::exp(logp);  // softmax
+  for (std::size_t i = 0; i < N; ++i) g(i, static_cast<std::size_t>(targets[i])) -= 1.0;
+  g *= dL() / static_cast<double>(N);
+  logits.accumulate_grad(g);
+}
+
 Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targets) {
   if (logits.dim() != 2)
     throw ShapeError("cross_entropy: expected logits of shape (N, C), got " + logits.label());
@@ -55,12 +70,8 @@ Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targ
   Array loss = xt::xarray<double>(total / static_cast<double>(N));
 
   return record("cross_entropy", {logits}, std::move(loss),
-                [targets, logp = std::move(logp)](const Array& dy, const TapeEntry& e) {
-                  const std::size_t N = targets.size();
-                  Array g = xt::exp(logp);  // softmax
-                  for (std::size_t i = 0; i < N; ++i) g(i, static_cast<std::size_t>(targets[i])) -= 1.0;
-                  g *= dy() / static_cast<double>(N);
-                  e.inputs[0].accumulate_grad(g);
+                [targets, logp = std::move(logp)](const Array& dL, const TapeEntry& e) {
+                  cross_entropy_backward(dL, e.inputs[0], logp, targets);
                 });
 }
 

@@ -36,7 +36,7 @@ Shape keepdims_shape(const Shape& shape, const std::vector<std::size_t>& axes) {
   return kept;
 }
 
-// sum and mean share everything but the scale: y = scale · Σ_axes x,  dx = scale · dy broadcast back.
+// sum and mean share everything but the scale: y = scale · Σ_axes x.
 Tensor scaled_sum(const char* op, const Tensor& x, const std::vector<std::size_t>& axes, bool keepdims,
                   bool divide_by_count) {
   const Shape in_shape = x.shape();
@@ -49,11 +49,11 @@ Tensor scaled_sum(const char* op, const Tensor& x, const std::vector<std::size_t
   const Shape kept = keepdims_shape(in_shape, axes);
   if (keepdims) y.reshape(kept);
 
-  return record(op, {x}, std::move(y), [scale, kept, in_shape](const Array& dy, const TapeEntry& e) {
-    Array g = dy;
-    g.reshape(kept);
-    e.inputs[0].accumulate_grad(xt::broadcast(g * scale, in_shape));
-  });
+  if (!divide_by_count)
+    return record(op, {x}, std::move(y),
+                  [kept](const Array& dy, const TapeEntry& e) { sum_backward(dy, e.inputs[0], kept); });
+  return record(op, {x}, std::move(y),
+                [kept, count](const Array& dy, const TapeEntry& e) { mean_backward(dy, e.inputs[0], kept, count); });
 }
 
 std::vector<std::size_t> all_axes(const Tensor& x) {
@@ -63,6 +63,21 @@ std::vector<std::size_t> all_axes(const Tensor& x) {
 }
 
 }  // namespace
+
+// sum:  y = Σ_axes x;  dx = dy broadcast back over the summed axes
+// (kept_shape is x's shape with those axes set to 1: how dy lines up with x).
+TAPEGRAD_BACKWARD void sum_backward(const Array& dy, const Tensor& x, const Shape& kept_shape) {
+  Array g = dy;
+  g.reshape(kept_shape);
+  x.accumulate_grad(xt::broadcast(g, x.shape()));
+}
+
+// mean:  y = (1/n) Σ_axes x, n = count of the averaged elements;  dx = dy / n broadcast back
+TAPEGRAD_BACKWARD void mean_backward(const Array& dy, const Tensor& x, const Shape& kept_shape, double count) {
+  Array g = dy;
+  g.reshape(kept_shape);
+  x.accumulate_grad(xt::broadcast(g * (1.0 / count), x.shape()));
+}
 
 Tensor sum(const Tensor& x) { return scaled_sum("sum", x, all_axes(x), false, false); }
 Tensor sum(const Tensor& x, const Axes& axes, bool keepdims) {

@@ -12,7 +12,12 @@ Tensor transpose(const Tensor& x) {
   return transpose(x, 0, 1);
 }
 
-// ---- swap two axes:  dx = dy with the same two axes swapped back ----
+// transpose:  y = x with axes d0 and d1 swapped;  dx = dy with the same axes swapped back
+// (perm is the swap, its own inverse)
+TAPEGRAD_BACKWARD void transpose_backward(const Array& dy, const Tensor& x, const std::vector<std::size_t>& perm) {
+  x.accumulate_grad(xt::transpose(dy, perm));
+}
+
 Tensor transpose(const Tensor& x, long dim0, long dim1) {
   const long n = static_cast<long>(x.dim());
   for (long d : {dim0, dim1})
@@ -23,12 +28,17 @@ Tensor transpose(const Tensor& x, long dim0, long dim1) {
   std::vector<std::size_t> perm(x.dim());
   for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
   std::swap(perm[d0], perm[d1]);  // its own inverse
-  return record("transpose", {x}, xt::transpose(x.value(), perm), [perm](const Array& dy, const TapeEntry& e) {
-    e.inputs[0].accumulate_grad(xt::transpose(dy, perm));
-  });
+  return record("transpose", {x}, xt::transpose(x.value(), perm),
+                [perm](const Array& dy, const TapeEntry& e) { transpose_backward(dy, e.inputs[0], perm); });
 }
 
-// ---- reshape:  dx = dy reshaped back ----
+// reshape:  y = x's elements in a new shape (same order);  dx = dy reshaped back to x's shape
+TAPEGRAD_BACKWARD void reshape_backward(const Array& dy, const Tensor& x) {
+  Array g = dy;
+  g.reshape(x.shape());
+  x.accumulate_grad(g);
+}
+
 Tensor reshape(const Tensor& x, const std::vector<long>& shape) {
   std::size_t known = 1;
   long infer_at = -1;
@@ -56,12 +66,8 @@ Tensor reshape(const Tensor& x, const std::vector<long>& shape) {
                      shape_str(target) + " (" + std::to_string(known) + " elements)");
   Array y = x.value();
   y.reshape(target);
-  const Shape in_shape = x.shape();
-  return record("reshape", {x}, std::move(y), [in_shape](const Array& dy, const TapeEntry& e) {
-    Array g = dy;
-    g.reshape(in_shape);
-    e.inputs[0].accumulate_grad(g);
-  });
+  return record("reshape", {x}, std::move(y),
+                [](const Array& dy, const TapeEntry& e) { reshape_backward(dy, e.inputs[0]); });
 }
 
 }  // namespace tapegrad

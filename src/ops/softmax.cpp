@@ -22,26 +22,35 @@ Array shifted(const Array& x, std::size_t axis) {
 
 }  // namespace
 
-// ---- y = exp(x − m) / Σ exp(x − m):  dx = y ⊙ (dy − Σ(dy ⊙ y)) ----
+// softmax:  y = exp(x − m) / Σ exp(x − m)  (m = max along the axis);
+//           dx = y ⊙ (dy − Σ(dy ⊙ y)), the sums along the axis
+TAPEGRAD_BACKWARD void softmax_backward(const Array& dy, const Tensor& x, const Array& y, std::size_t axis) {
+  Array dot = xt::sum(dy * y, {axis}, xt::keep_dims | xt::evaluation_strategy::immediate);
+  x.accumulate_grad(y * (dy - dot));
+}
+
 Tensor softmax(const Tensor& x, long axis) {
   const std::size_t ax = checked_axis("softmax", x, axis);
   Array ex = xt::exp(shifted(x.value(), ax));
   Array y = ex / xt::sum(ex, {ax}, xt::keep_dims | xt::evaluation_strategy::immediate);
   return record("softmax", {x}, std::move(y), [ax](const Array& dy, const TapeEntry& e) {
-    const Array& y = e.output.value();
-    Array dot = xt::sum(dy * y, {ax}, xt::keep_dims | xt::evaluation_strategy::immediate);
-    e.inputs[0].accumulate_grad(y * (dy - dot));
+    softmax_backward(dy, e.inputs[0], e.output.value(), ax);
   });
 }
 
-// ---- y = (x − m) − log Σ exp(x − m):  dx = dy − softmax(x) ⊙ Σ dy ----
+// log_softmax:  y = (x − m) − log Σ exp(x − m);
+//               dx = dy − softmax(x) ⊙ Σ dy = dy − exp(y) ⊙ Σ dy, the sums along the axis
+TAPEGRAD_BACKWARD void log_softmax_backward(const Array& dy, const Tensor& x, const Array& y, std::size_t axis) {
+  Array total = xt::sum(dy, {axis}, xt::keep_dims | xt::evaluation_strategy::immediate);
+  x.accumulate_grad(dy - xt::exp(y) * total);
+}
+
 Tensor log_softmax(const Tensor& x, long axis) {
   const std::size_t ax = checked_axis("log_softmax", x, axis);
   Array s = shifted(x.value(), ax);
   Array y = s - xt::log(xt::sum(xt::exp(s), {ax}, xt::keep_dims | xt::evaluation_strategy::immediate));
   return record("log_softmax", {x}, std::move(y), [ax](const Array& dy, const TapeEntry& e) {
-    Array total = xt::sum(dy, {ax}, xt::keep_dims | xt::evaluation_strategy::immediate);
-    e.inputs[0].accumulate_grad(dy - xt::exp(e.output.value()) * total);
+    log_softmax_backward(dy, e.inputs[0], e.output.value(), ax);
   });
 }
 

@@ -39,4 +39,20 @@ inline Tensor operator*(double s, const Tensor& a) { return mul(a, s); }
 inline Tensor operator/(const Tensor& a, double s) { return mul(a, 1.0 / s); }
 inline Tensor operator/(double s, const Tensor& a) { return div(s, a); }
 
+// ---- backward rules (the math is above each one in elementwise.cpp) ----
+// Each adds dL/d(input) to the inputs that require grad, given dy = dL/dy and
+// what the op saved (y is the op's output).
+void add_backward(const Array& dy, const Tensor& a, const Tensor& b);
+void sub_backward(const Array& dy, const Tensor& a, const Tensor& b);
+void mul_backward(const Array& dy, const Tensor& a, const Tensor& b);
+void div_backward(const Array& dy, const Tensor& a, const Tensor& b);
+void neg_backward(const Array& dy, const Tensor& a);
+void add_scalar_backward(const Array& dy, const Tensor& a);
+void mul_scalar_backward(const Array& dy, const Tensor& a, double s);
+void rdiv_scalar_backward(const Array& dy, const Tensor& a, const Array& y);
+void exp_backward(const Array& dy, const Tensor& a, const Array& y);
+void log_backward(const Array& dy, const Tensor& a);
+void sqrt_backward(const Array& dy, const Tensor& a, const Array& y);
+void pow_backward(const Array& dy, const Tensor& a, double exponent);
+
 }  // namespace tapegrad

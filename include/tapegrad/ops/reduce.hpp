@@ -18,4 +18,9 @@ Tensor mean(const Tensor& x, const Axes& axes, bool keepdims = false);
 // non-negative, unique; throws ShapeError otherwise.
 std::vector<std::size_t> normalize_axes(const char* op, const Axes& axes, const Shape& shape);
 
+// ---- backward rules (the math is above each one in reduce.cpp) ----
+// kept_shape: x's shape with the reduced axes set to 1; count: how many elements each mean averaged.
+void sum_backward(const Array& dy, const Tensor& x, const Shape& kept_shape);
+void mean_backward(const Array& dy, const Tensor& x, const Shape& kept_shape, double count);
+
 }  // namespace tapegrad

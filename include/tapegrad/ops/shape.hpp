@@ -12,4 +12,8 @@ Tensor transpose(const Tensor& x, long dim0, long dim1);  // swap two axes, as t
 // New shape with the same number of elements; at most one -1 is inferred.
 Tensor reshape(const Tensor& x, const std::vector<long>& shape);
 
+// ---- backward rules (the math is above each one in shape.cpp) ----
+void transpose_backward(const Array& dy, const Tensor& x, const std::vector<std::size_t>& perm);
+void reshape_backward(const Array& dy, const Tensor& x);
+
 }  // namespace tapegrad
