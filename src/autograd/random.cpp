@@ -43,12 +43,14 @@ std::uint64_t Generator::integer(std::uint64_t n) {
 }
 
 Array Generator::randn(const Shape& shape, double mean, double std) {
+  checked_numel("randn", shape);
   Array a = Array::from_shape(shape);
   for (double& v : a) v = normal(mean, std);
   return a;
 }
 
 Array Generator::rand(const Shape& shape, double a, double b) {
+  checked_numel("rand", shape);
   Array r = Array::from_shape(shape);
   for (double& v : r) v = uniform(a, b);
   return r;

@@ -1,5 +1,6 @@
 #include "tapegrad/autograd/tensor.hpp"
 
+#include <optional>
 #include <sstream>
 
 #include <xtensor/xbuilder.hpp>
@@ -17,8 +18,38 @@ std::string shape_str(const Shape& shape) {
   return out.str();
 }
 
+namespace {
+// The product of the dimensions, or nothing if it overflows size_t (0 if any dimension is 0,
+// however large the others). Reads the dimensions in place: the Tensor constructor runs per op.
+template <class Dims>
+std::optional<std::size_t> product_of(const Dims& dims) {
+  std::size_t n = 1;
+  bool overflow = false;
+  for (std::size_t d : dims) {
+    if (d == 0) return 0;
+    overflow = __builtin_mul_overflow(n, d, &n) || overflow;
+  }
+  if (overflow) return std::nullopt;
+  return n;
+}
+}  // namespace
+
+std::size_t checked_numel(const char* op, const Shape& shape) {
+  const std::optional<std::size_t> n = product_of(shape);
+  if (!n)
+    throw ShapeError(std::string(op) + ": shape " + shape_str(shape) +
+                     " has more elements than a size_t can count (the product of its dimensions overflows)");
+  return *n;
+}
+
 Tensor::Tensor(Array value, bool requires_grad, std::string name)
     : impl_(std::make_shared<TensorImpl>()) {
+  // xtensor does not check: an Array built from an overflowing shape has a wrapped-around size.
+  const std::optional<std::size_t> n = product_of(value.shape());
+  if (!n || *n != value.size())
+    throw ShapeError("Tensor: an array of shape " + shape_str(value.shape()) + " holds " +
+                     std::to_string(value.size()) + " elements; its shape was made from dimensions whose product " +
+                     "overflows size_t");
   impl_->value = std::move(value);
   impl_->requires_grad = requires_grad;
   impl_->name = std::move(name);
@@ -176,6 +207,9 @@ Array sum_to_shape(const Array& g, const Shape& shape) {
                        " cannot be reduced to " + shape_str(shape));
     axes.push_back(lead + i);
   }
+  // An empty g (an empty batch) sums to zeros: xtensor 0.24's immediate reducer
+  // would read through a null pointer on it.
+  if (g.size() == 0) return Array(xt::zeros<double>(shape));
   Array reduced = xt::sum(g, axes, xt::evaluation_strategy::immediate);
   reduced.reshape(shape);
   return reduced;
@@ -184,9 +218,16 @@ Array sum_to_shape(const Array& g, const Shape& shape) {
 Tensor tensor(Array value, bool requires_grad, std::string name) {
   return Tensor(std::move(value), requires_grad, std::move(name));
 }
-Tensor zeros(const Shape& shape, bool requires_grad) { return Tensor(Array(xt::zeros<double>(shape)), requires_grad); }
-Tensor ones(const Shape& shape, bool requires_grad) { return Tensor(Array(xt::ones<double>(shape)), requires_grad); }
+Tensor zeros(const Shape& shape, bool requires_grad) {
+  checked_numel("zeros", shape);
+  return Tensor(Array(xt::zeros<double>(shape)), requires_grad);
+}
+Tensor ones(const Shape& shape, bool requires_grad) {
+  checked_numel("ones", shape);
+  return Tensor(Array(xt::ones<double>(shape)), requires_grad);
+}
 Tensor full(const Shape& shape, double fill, bool requires_grad) {
+  checked_numel("full", shape);
   Array value = Array::from_shape(shape);
   value.fill(fill);
   return Tensor(std::move(value), requires_grad);

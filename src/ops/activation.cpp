@@ -18,7 +18,7 @@ kernels::Gelu parse_gelu_approximate(const std::string& approximate, const Tenso
 }
 }  // namespace
 
-// relu:  y = max(x, 0);  dx = dy ⊙ [x > 0]  (the kernel reads the sign from x)
+// relu:  y = max(x, 0);  dx = dy ⊙ [not x ≤ 0]  (a NaN passes dy, as in torch; the kernel reads the sign from x)
 TAPEGRAD_BACKWARD void relu_backward(const Array& dy, const Tensor& x) {
   const Array& xv = x.value();  // dy has x's shape: it is the gradient of relu(x)
   Array dx = Array::from_shape(xv.shape());

@@ -19,14 +19,16 @@ inline void relu_forward(const double* x, double* y, std::size_t n) {
   }
 }
 
-// relu:  dx = dy·[x > 0].  `sign` is x or relu(x): both are > 0 at the same places,
-// so a caller that kept only the output can pass it. dx may be dy (in place).
+// relu:  dx = dy·[not x ≤ 0], as torch's threshold_backward: the gradient is zeroed only
+// where x ≤ 0, so at a NaN it passes (a NaN input then shows in the gradient too).
+// `sign` is x or relu(x): both are ≤ 0 at the same places (relu keeps NaN), so a caller
+// that kept only the output can pass it. dx may be dy (in place).
 inline void relu_backward(const double* sign, const double* dy, double* dx, std::size_t n) {
   // dy is read whatever the sign, so the select needs no branch (half the signs
   // are random in training: a branch would be mispredicted half the time).
   for (std::size_t i = 0; i < n; ++i) {
     const double d = dy[i];
-    dx[i] = sign[i] > 0.0 ? d : 0.0;
+    dx[i] = sign[i] <= 0.0 ? 0.0 : d;
   }
 }
 

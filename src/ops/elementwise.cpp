@@ -16,7 +16,7 @@ Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
       throw ShapeError(std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) +
                        " cannot be broadcast together: aligned from the right, dimension " + std::to_string(i) +
                        " is " + std::to_string(da) + " vs " + std::to_string(db) + "; each pair must be equal or 1");
-    out[i] = std::max(da, db);
+    out[i] = da == 1 ? db : da;  // (not max: a 0 against a 1 gives 0)
   }
   return out;
 }
@@ -134,8 +134,10 @@ Tensor sqrt(const Tensor& a) {
                 [](const Array& dy, const TapeEntry& e) { sqrt_backward(dy, e.inputs[0], e.output.value()); });
 }
 
-// pow:  y = aᵖ;  da = dy · p · aᵖ⁻¹
+// pow:  y = aᵖ;  da = dy · p · aᵖ⁻¹.  For p = 0, y = 1 is constant and da = 0, as in
+// PyTorch (the formula would give 0 · 0⁻¹ = NaN at a = 0).
 TAPEGRAD_BACKWARD void pow_backward(const Array& dy, const Tensor& a, double p) {
+  if (p == 0.0) return a.accumulate_grad(Array(xt::zeros<double>(a.shape())));
   a.accumulate_grad(dy * p * xt::pow(a.value(), p - 1.0));
 }
 

@@ -36,6 +36,14 @@ Shape keepdims_shape(const Shape& shape, const std::vector<std::size_t>& axes) {
   return kept;
 }
 
+// The input's shape without the reduced axes.
+Shape reduced_shape(const Shape& shape, const std::vector<std::size_t>& axes) {
+  Shape out;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) out.push_back(shape[i]);
+  return out;
+}
+
 // sum and mean share everything but the scale: y = scale · Σ_axes x.
 Tensor scaled_sum(const char* op, const Tensor& x, const std::vector<std::size_t>& axes, bool keepdims,
                   bool divide_by_count) {
@@ -44,7 +52,10 @@ Tensor scaled_sum(const char* op, const Tensor& x, const std::vector<std::size_t
   for (std::size_t a : axes) count *= static_cast<double>(in_shape[a]);
   const double scale = divide_by_count ? 1.0 / count : 1.0;
 
-  Array y = xt::sum(x.value(), axes, xt::evaluation_strategy::immediate);
+  // xtensor 0.24's immediate reducer reads through a null pointer on an empty x: its sums are
+  // zeros (a mean over an axis of size 0 is then 0 · (1/0) = NaN, as in PyTorch).
+  Array y = x.numel() == 0 ? Array(xt::zeros<double>(reduced_shape(in_shape, axes)))
+                           : Array(xt::sum(x.value(), axes, xt::evaluation_strategy::immediate));
   if (scale != 1.0) y *= scale;
   const Shape kept = keepdims_shape(in_shape, axes);
   if (keepdims) y.reshape(kept);
@@ -81,13 +92,15 @@ TAPEGRAD_BACKWARD void mean_backward(const Array& dy, const Tensor& x, const Sha
 
 Tensor sum(const Tensor& x) { return scaled_sum("sum", x, all_axes(x), false, false); }
 Tensor sum(const Tensor& x, const Axes& axes, bool keepdims) {
+  if (axes.empty()) return scaled_sum("sum", x, all_axes(x), keepdims, false);  // as torch 1.13
   return scaled_sum("sum", x, normalize_axes("sum", axes, x.shape()), keepdims, false);
 }
-Tensor mean(const Tensor& x) {
-  if (x.numel() == 0) throw ShapeError("mean: tensor " + x.label() + " is empty; the mean of nothing is undefined");
-  return scaled_sum("mean", x, all_axes(x), false, true);
-}
+Tensor mean(const Tensor& x) { return mean(x, {}, false); }
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) {
+  if (axes.empty()) {  // every axis, as torch 1.13; of an empty tensor refused (torch gives NaN)
+    if (x.numel() == 0) throw ShapeError("mean: tensor " + x.label() + " is empty; the mean of nothing is undefined");
+    return scaled_sum("mean", x, all_axes(x), keepdims, true);
+  }
   return scaled_sum("mean", x, normalize_axes("mean", axes, x.shape()), keepdims, true);
 }
 

@@ -18,6 +18,13 @@ TEST_CASE("relu: gradcheck away from the kink and values", "[ops][relu]") {
   CHECK(std::isnan(relu(constant(Array{std::nan("")})).value()(0)));
 }
 
+TEST_CASE("relu: backward at NaN passes the gradient, as PyTorch", "[ops][relu]") {
+  // torch: threshold_backward zeroes the gradient only where the input is <= 0; NaN is not.
+  Tensor x(Array{std::nan(""), 1.0, -2.0, 0.0}, true);
+  relu(x).backward(Array{5.0, 6.0, 7.0, 8.0});
+  CHECK(x.grad() == Array{5.0, 6.0, 0.0, 0.0});
+}
+
 TEST_CASE("gelu: gradcheck for both approximations and values", "[ops][gelu]") {
   for (const std::string approximate : {"none", "tanh"}) {
     INFO("approximate = " << approximate);

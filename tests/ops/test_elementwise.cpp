@@ -147,3 +147,43 @@ TEST_CASE("pow: gradcheck for several exponents and values", "[ops][pow]") {
   CHECK(pow(constant(Array{2.0, -3.0, 0.5}), 2.0).value() == Array{4.0, 9.0, 0.25});
   CHECK(allclose(pow(constant(Array{4.0, 9.0}), -0.5).value(), Array{0.5, 1.0 / 3.0}));
 }
+
+TEST_CASE("broadcasting ops: an empty batch broadcast against a bias gives the bias a zero gradient", "[ops][add][sub][mul][div][empty]") {
+  using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
+  for (BinaryOp op : {BinaryOp(add), BinaryOp(sub), BinaryOp(mul), BinaryOp(div)}) {
+    for (const Shape& b_shape : {Shape{3}, Shape{1, 3}, Shape{1}, Shape{}}) {
+      INFO("b of shape " << shape_str(b_shape));
+      Tensor x(Array(xt::zeros<double>({0, 3})), true);
+      Tensor b(Array(xt::ones<double>(b_shape)), true);
+      Tensor y = op(x, b);  // torch: (0, 3), and b.grad = zeros
+      REQUIRE(y.shape() == Shape{0, 3});
+      y.backward(Array(xt::zeros<double>({0, 3})));
+      CHECK(b.grad() == Array(xt::zeros<double>(b_shape)));
+      CHECK(x.grad().shape() == Shape{0, 3});
+    }
+  }
+}
+
+TEST_CASE("broadcast_shapes: a 0 against a 1 gives 0 (NumPy, PyTorch)", "[ops][add][empty]") {
+  CHECK(broadcast_shapes("add", {0}, {1}) == Shape{0});
+  CHECK(broadcast_shapes("add", {1}, {0}) == Shape{0});
+  CHECK(broadcast_shapes("add", {2, 1}, {0}) == Shape{2, 0});
+  CHECK(broadcast_shapes("add", {0, 3}, {}) == Shape{0, 3});
+  CHECK_THROWS_AS(broadcast_shapes("add", {0}, {2}), ShapeError);
+  CHECK(add(constant(Array::from_shape({0})), constant(Array{1.0})).shape() == Shape{0});
+}
+
+TEST_CASE("pow: exponent 0 has gradient 0 everywhere, 0 included (PyTorch)", "[ops][pow]") {
+  Tensor x(Array{0.0, 2.0, -3.0}, true);
+  Tensor y = pow(x, 0.0);
+  CHECK(y.value() == Array{1.0, 1.0, 1.0});  // 0^0 = 1, as std::pow and torch
+  y.backward(Array{5.0, 6.0, 7.0});
+  CHECK(x.grad() == Array{0.0, 0.0, 0.0});
+  // Other exponents keep the power rule at 0: 2·0 = 0, and 1·0^0 = 1.
+  Tensor z(Array{0.0}, true);
+  pow(z, 2.0).backward(Array{1.0});
+  CHECK(z.grad() == Array{0.0});
+  z.zero_grad();
+  pow(z, 1.0).backward(Array{1.0});
+  CHECK(z.grad() == Array{1.0});
+}

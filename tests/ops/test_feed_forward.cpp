@@ -117,6 +117,21 @@ TEST_CASE("feed_forward: empty batch and NaN", "[layers][feed_forward]") {
   tape().clear();
 }
 
+TEST_CASE("feed_forward: a NaN hidden unit passes its gradient through ReLU, as composed and PyTorch", "[layers][feed_forward]") {
+  // b1 = NaN makes hidden unit 1 NaN in every row; with a finite dy, dh = dy W2 is finite
+  // there and ReLU passes it (torch zeroes only where the activation is <= 0): db1[1] is finite.
+  Tensors fused = ffn_inputs(90), composed_in = ffn_inputs(90);
+  for (Tensors* in : {&fused, &composed_in}) (*in)[2].mutable_value()(1) = std::numeric_limits<double>::quiet_NaN();
+  const Array dy = randn({2, 4, 2}, 91);
+  feed_forward(fused[0], fused[1], fused[2], fused[3], fused[4]).backward(dy);
+  composed::feed_forward(composed_in[0], composed_in[1], composed_in[2], composed_in[3], composed_in[4]).backward(dy);
+  const Array db1 = fused[2].grad();
+  INFO("fused db1 " << db1 << "\ncomposed db1 " << composed_in[2].grad());
+  CHECK(std::isfinite(db1(1)));
+  CHECK(db1(1) != 0.0);
+  CHECK(allclose(db1, composed_in[2].grad(), 1e-10, 1e-12));
+}
+
 TEST_CASE("feed_forward: bad shapes and activations are clear errors", "[layers][feed_forward][errors]") {
   const Tensors in = ffn_inputs(90);
   const Tensor &x = in[0], &w1 = in[1], &b1 = in[2], &w2 = in[3], &b2 = in[4];

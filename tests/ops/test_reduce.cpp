@@ -66,7 +66,6 @@ TEST_CASE("sum: values and shapes by hand", "[ops][sum]") {
   const Tensor t = constant(xt::arange<double>(24.0).reshape({2, 3, 4}));
   CHECK(sum(t, {0, 2}).value() == Array{60.0, 92.0, 124.0});
   CHECK(sum(t, {-3, -1}, true).shape() == Shape{1, 3, 1});
-  CHECK(sum(t, {}).value() == t.value());  // no axes: nothing reduced
 }
 
 TEST_CASE("mean: values and shapes by hand", "[ops][mean]") {
@@ -91,4 +90,43 @@ TEST_CASE("sum and mean: out-of-range and repeated axes are refused", "[ops][sum
   REQUIRE_THROWS_WITH(mean(Tensor(Array(xt::zeros<double>({0, 3})))), Catch::StartsWith("mean:") &&
                                                                          Catch::Contains("(0, 3)") &&
                                                                          Catch::Contains("empty"));
+}
+
+TEST_CASE("sum and mean: an empty axis list reduces everything, as in PyTorch 1.13", "[ops][sum][mean]") {
+  const Tensor t = constant(xt::arange<double>(24.0).reshape({2, 3, 4}));
+  CHECK(sum(t, {}).dim() == 0);
+  CHECK(sum(t, {}).item() == 276.0);
+  CHECK(sum(t, {}, true).shape() == Shape{1, 1, 1});
+  CHECK(mean(t, {}).item() == 11.5);
+  CHECK(mean(t, {}, true).value() == Array(xt::xarray<double>::from_shape({1, 1, 1})) + 11.5);
+  Tensor x(M, true);
+  mean(x, {}).backward();
+  CHECK(x.grad() == xt::ones<double>({2, 3}) / 6.0);
+  // As mean(x): the mean of an empty tensor is refused.
+  REQUIRE_THROWS_WITH(mean(constant(xt::zeros<double>({0, 3})), {}),
+                      Catch::StartsWith("mean:") && Catch::Contains("(0, 3)") && Catch::Contains("empty"));
+}
+
+TEST_CASE("sum and mean: axes of size 0 give PyTorch's shapes and values", "[ops][sum][mean][empty]") {
+  Tensor x(Array(xt::zeros<double>({0, 3})), true, "x");
+  // torch.zeros(0, 3).sum(1) -> shape (0); .sum(0) -> [0, 0, 0]; .mean(0) -> [nan, nan, nan]
+  CHECK(sum(x, {1}).shape() == Shape{0});
+  CHECK(sum(x, {1}, true).shape() == Shape{0, 1});
+  CHECK(sum(x, {0}).value() == Array{0.0, 0.0, 0.0});
+  CHECK(sum(x, {0}, true).shape() == Shape{1, 3});
+  CHECK(sum(x).item() == 0.0);
+  CHECK(mean(x, {1}).shape() == Shape{0});
+  const Array m = mean(x, {0}).value();
+  CHECK(m.shape() == Shape{3});
+  CHECK(xt::all(xt::isnan(m)));
+  CHECK(xt::all(xt::isnan(mean(x, {0, 1}).value())));
+  // Their gradients are empty, of x's shape.
+  sum(x, {0}).backward(Array{1.0, 2.0, 3.0});
+  CHECK(x.grad().shape() == Shape{0, 3});
+  x.zero_grad();
+  mean(x, {1}).backward(Array::from_shape({0}));
+  CHECK(x.grad().shape() == Shape{0, 3});
+  x.zero_grad();
+  sum(mean(x, {0})).backward();
+  CHECK(x.grad().shape() == Shape{0, 3});
 }

@@ -60,3 +60,16 @@ TEST_CASE("reshape: wrong element counts and bad -1 are refused", "[ops][reshape
   REQUIRE_THROWS_WITH(reshape(x, {-1, -1}), Catch::Contains("only one") && Catch::Contains("'x' (2, 3)"));
   REQUIRE_THROWS_WITH(reshape(x, {-2, -3}), Catch::Contains("invalid dimension -2") && Catch::Contains("'x' (2, 3)"));
 }
+
+TEST_CASE("reshape: a shape whose element count overflows is refused, not wrapped to 0", "[ops][reshape][errors]") {
+  const long big = 1L << 32;  // big * big = 2^64 wraps to 0 in a size_t
+  Tensor empty(Array::from_shape({0}), false, "e");
+  REQUIRE_THROWS_AS(reshape(empty, {big, big}), ShapeError);
+  REQUIRE_THROWS_WITH(reshape(empty, {big, big}), Catch::StartsWith("reshape:") && Catch::Contains("overflow") &&
+                                                      Catch::Contains("4294967296, 4294967296") &&
+                                                      Catch::Contains("'e' (0)"));
+  REQUIRE_THROWS_WITH(reshape(empty, {big, big, -1}), Catch::StartsWith("reshape:") && Catch::Contains("overflow"));
+  // An empty tensor reshapes to any shape with a 0 in it, as in torch; -1 next to a 0 cannot be inferred.
+  CHECK(reshape(empty, {3, 0, 2}).shape() == Shape{3, 0, 2});
+  CHECK_THROWS_WITH(reshape(empty, {0, -1}), Catch::StartsWith("reshape:") && Catch::Contains("-1"));
+}

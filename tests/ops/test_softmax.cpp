@@ -99,3 +99,18 @@ TEST_CASE("softmax and log_softmax: axis out of range is refused", "[ops][softma
   check_axis_errors(softmax, "softmax");
   check_axis_errors(log_softmax, "log_softmax");
 }
+
+TEST_CASE("softmax and log_softmax: empty tensors give empty results and gradients", "[ops][softmax][log_softmax][empty]") {
+  for (AxisOp op : {AxisOp(softmax), AxisOp(log_softmax)}) {
+    for (const Shape& shape : {Shape{0, 3}, Shape{3, 0}, Shape{2, 0, 4}}) {
+      for (long axis : {0L, -1L}) {
+        INFO("shape " << shape_str(shape) << ", axis " << axis);
+        Tensor x(Array(xt::zeros<double>(shape)), true);
+        Tensor y = op(x, axis);
+        CHECK(y.shape() == shape);
+        y.backward(Array(xt::zeros<double>(shape)));
+        CHECK(x.grad().shape() == shape);
+      }
+    }
+  }
+}

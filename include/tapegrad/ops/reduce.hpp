@@ -1,5 +1,11 @@
 #pragma once
 // Reductions over chosen axes (negative axes count from the end).
+// An empty axis list means every axis, as in PyTorch 1.13 (torch.sum(x, dim=[]) sums
+// everything; NumPy's np.sum(x, axis=()) would return x unchanged): sum(x, {}) == sum(x),
+// and with keepdims every dimension becomes 1.
+// Empty tensors: a sum over an axis of size 0 is 0 and a mean over one is NaN (0/0), as in
+// PyTorch; but mean(x) and mean(x, {}) of an empty x are refused (an error, where PyTorch
+// returns NaN: a whole-tensor mean of nothing is almost always a bug, e.g. an empty batch).
 
 #include <vector>
 
@@ -9,7 +15,7 @@ namespace tapegrad {
 
 using Axes = std::vector<long>;
 
-Tensor sum(const Tensor& x);  // over everything: a 0-d tensor
+Tensor sum(const Tensor& x);  // over everything: a 0-d tensor (0 for an empty x)
 Tensor sum(const Tensor& x, const Axes& axes, bool keepdims = false);
 Tensor mean(const Tensor& x);
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdims = false);
