@@ -1,6 +1,6 @@
 #include "tapegrad/autograd/tensor.hpp"
 
-#include <optional>
+#include <cstdint>
 #include <sstream>
 
 #include <xtensor/xbuilder.hpp>
@@ -18,38 +18,24 @@ std::string shape_str(const Shape& shape) {
   return out.str();
 }
 
-namespace {
-// The product of the dimensions, or nothing if it overflows size_t (0 if any dimension is 0,
-// however large the others). Reads the dimensions in place: the Tensor constructor runs per op.
-template <class Dims>
-std::optional<std::size_t> product_of(const Dims& dims) {
-  std::size_t n = 1;
-  bool overflow = false;
-  for (std::size_t d : dims) {
-    if (d == 0) return 0;
-    overflow = __builtin_mul_overflow(n, d, &n) || overflow;
-  }
-  if (overflow) return std::nullopt;
-  return n;
-}
-}  // namespace
-
+// xtensor computes strides as signed products of the dimensions (without checking), and an
+// array's bytes must be addressable: the product of the non-zero dimensions must stay within
+// PTRDIFF_MAX / sizeof(double), even when a 0 elsewhere makes the element count 0.
 std::size_t checked_numel(const char* op, const Shape& shape) {
-  const std::optional<std::size_t> n = product_of(shape);
-  if (!n)
-    throw ShapeError(std::string(op) + ": shape " + shape_str(shape) +
-                     " has more elements than a size_t can count (the product of its dimensions overflows)");
-  return *n;
+  const std::size_t limit = static_cast<std::size_t>(PTRDIFF_MAX) / sizeof(double);
+  std::size_t n = 1;
+  bool zero = false;
+  for (std::size_t d : shape) {
+    if (d == 0) zero = true;
+    else if (__builtin_mul_overflow(n, d, &n) || n > limit)
+      throw ShapeError(std::string(op) + ": shape " + shape_str(shape) +
+                       " has more elements than memory can address (the product of its dimensions overflows)");
+  }
+  return zero ? 0 : n;
 }
 
 Tensor::Tensor(Array value, bool requires_grad, std::string name)
     : impl_(std::make_shared<TensorImpl>()) {
-  // xtensor does not check: an Array built from an overflowing shape has a wrapped-around size.
-  const std::optional<std::size_t> n = product_of(value.shape());
-  if (!n || *n != value.size())
-    throw ShapeError("Tensor: an array of shape " + shape_str(value.shape()) + " holds " +
-                     std::to_string(value.size()) + " elements; its shape was made from dimensions whose product " +
-                     "overflows size_t");
   impl_->value = std::move(value);
   impl_->requires_grad = requires_grad;
   impl_->name = std::move(name);

@@ -6,14 +6,6 @@
 
 namespace tapegrad {
 
-namespace {
-// The shape asked of reshape, -1s included: "(4, -1)".
-std::string requested_str(const std::vector<long>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + ")";
-}
-}  // namespace
 
 Tensor transpose(const Tensor& x) {
   if (x.dim() != 2)
@@ -49,8 +41,7 @@ TAPEGRAD_BACKWARD void reshape_backward(const Array& dy, const Tensor& x) {
 }
 
 Tensor reshape(const Tensor& x, const std::vector<long>& shape) {
-  std::size_t known = 1;
-  bool overflow = false, has_zero = false;
+  Shape known_dims;  // all but the -1
   long infer_at = -1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -59,14 +50,11 @@ Tensor reshape(const Tensor& x, const std::vector<long>& shape) {
     } else if (shape[i] < 0) {
       throw ShapeError("reshape: invalid dimension " + std::to_string(shape[i]) + " for " + x.label());
     } else {
-      has_zero = has_zero || shape[i] == 0;
-      overflow = __builtin_mul_overflow(known, static_cast<std::size_t>(shape[i]), &known) || overflow;
+      known_dims.push_back(static_cast<std::size_t>(shape[i]));
     }
   }
-  if (has_zero) known = 0;  // however large the others
-  else if (overflow)  // a wrapped product could match x's count: (2^32, 2^32) wraps to 0
-    throw ShapeError("reshape: cannot reshape " + x.label() + " to " + requested_str(shape) +
-                     ": the product of the dimensions overflows size_t");
+  // Refused if it overflows: a wrapped product could match x's count ((2^32, 2^32) wraps to 0).
+  std::size_t known = checked_numel("reshape", known_dims);
   Shape target(shape.size());
   for (std::size_t i = 0; i < shape.size(); ++i) target[i] = static_cast<std::size_t>(shape[i] < 0 ? 0 : shape[i]);
   if (infer_at >= 0) {

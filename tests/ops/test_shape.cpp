@@ -66,10 +66,10 @@ TEST_CASE("reshape: a shape whose element count overflows is refused, not wrappe
   Tensor empty(Array::from_shape({0}), false, "e");
   REQUIRE_THROWS_AS(reshape(empty, {big, big}), ShapeError);
   REQUIRE_THROWS_WITH(reshape(empty, {big, big}), Catch::StartsWith("reshape:") && Catch::Contains("overflow") &&
-                                                      Catch::Contains("4294967296, 4294967296") &&
-                                                      Catch::Contains("'e' (0)"));
+                                                      Catch::Contains("4294967296, 4294967296"));
   REQUIRE_THROWS_WITH(reshape(empty, {big, big, -1}), Catch::StartsWith("reshape:") && Catch::Contains("overflow"));
   // An empty tensor reshapes to any shape with a 0 in it, as in torch; -1 next to a 0 cannot be inferred.
   CHECK(reshape(empty, {3, 0, 2}).shape() == Shape{3, 0, 2});
+  CHECK_THROWS_AS(reshape(empty, {big, big, 0}), ShapeError);  // xtensor's strides would overflow
   CHECK_THROWS_WITH(reshape(empty, {0, -1}), Catch::StartsWith("reshape:") && Catch::Contains("-1"));
 }

@@ -86,12 +86,13 @@ class Tensor {
   TensorImpl& checked_impl(const char* what) const;
 };
 
-// The number of elements of `shape` (1 for a 0-d shape), or a ShapeError naming `op` and
-// the shape if the product overflows size_t (xtensor would wrap it around, to 0 for (2^32, 2^32)).
+// The number of elements of `shape` (1 for a 0-d shape), or a ShapeError naming `op` and the
+// shape if the product of its non-zero dimensions overflows what memory can address (xtensor
+// would wrap it around: (2^32, 2^32) would become 0 elements, with undefined strides).
 std::size_t checked_numel(const char* op, const Shape& shape);
 
 // Convenience constructors in PyTorch's spirit. Each refuses a shape whose element count
-// overflows, as the Tensor constructor refuses an Array whose size does not match its shape.
+// overflows (checked_numel).
 Tensor tensor(Array value, bool requires_grad = false, std::string name = "");
 Tensor zeros(const Shape& shape, bool requires_grad = false);
 Tensor ones(const Shape& shape, bool requires_grad = false);
