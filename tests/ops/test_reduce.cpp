@@ -98,7 +98,8 @@ TEST_CASE("sum and mean: an empty axis list reduces everything, as in PyTorch 1.
   CHECK(sum(t, {}).item() == 276.0);
   CHECK(sum(t, {}, true).shape() == Shape{1, 1, 1});
   CHECK(mean(t, {}).item() == 11.5);
-  CHECK(mean(t, {}, true).value() == Array(xt::xarray<double>::from_shape({1, 1, 1})) + 11.5);
+  CHECK(mean(t, {}, true).shape() == Shape{1, 1, 1});
+  CHECK(mean(t, {}, true).value()(0, 0, 0) == 11.5);
   Tensor x(M, true);
   mean(x, {}).backward();
   CHECK(x.grad() == xt::ones<double>({2, 3}) / 6.0);
