@@ -15,6 +15,7 @@
 #include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/feed_forward.hpp"
 #include "tapegrad/ops/linear.hpp"
+#include "tapegrad/ops/residual.hpp"
 #include "tapegrad/ops/loss.hpp"
 #include "tapegrad/ops/matmul.hpp"
 #include "tapegrad/ops/normalization.hpp"

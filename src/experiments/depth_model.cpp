@@ -9,6 +9,7 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"
   validate(c);
   input = register_module("input", std::make_shared<nn::Linear>(c.d_in, c.d, true, gen));
   nn::ResidualBlockOptions options;
+  options.sublayer_name = "ffn";  // PyTorch's state_dict keys: blocks.3.ffn.fc1.weight
   if (c.placement == nn::Placement::deepnorm) {
     const auto dn = nn::deepnorm_constants(c.depth);
     options.deepnorm_alpha = dn.alpha;

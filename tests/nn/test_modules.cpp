@@ -98,10 +98,14 @@ TEST_CASE("FFN: shapes, 4d default width, relu and gelu, gradcheck", "[nn][ffn]"
 TEST_CASE("Module: nested names like a PyTorch state_dict, train/eval reaches children, zero_grad", "[nn][module]") {
   Generator gen(3);
   Sequential blocks;
+  ResidualBlockOptions options;
+  options.sublayer_name = "ffn";
   for (int i = 0; i < 2; ++i)
-    blocks.append(std::make_shared<ResidualBlock>(std::make_shared<FFN>(4, 0, "relu", gen), Placement::post, 4));
+    blocks.append(std::make_shared<ResidualBlock>(std::make_shared<FFN>(4, 0, "relu", gen), Placement::post, 4, options));
   auto keys = names(blocks.state_dict());
   CHECK(keys.front() == "0.ffn.fc1.weight");
+  CHECK(names(ResidualBlock(std::make_shared<FFN>(4, 0, "relu", gen), Placement::pre, 4).state_dict()).front() ==
+        "sublayer.fc1.weight");  // the default name
   CHECK(std::find(keys.begin(), keys.end(), "1.norm.bias") != keys.end());
   CHECK(blocks.at<ResidualBlock>(1).norm->weight.name() == "1.norm.weight");
   blocks.eval();

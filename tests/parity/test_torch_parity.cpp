@@ -77,7 +77,7 @@ void check_close(const std::string& what, const Array& got, const Array& want) {
   CHECK(testing::allclose(got, want, kRtol, kAtol));
 }
 
-std::vector<std::string> sorted_keys(const nn::NamedTensors& named) {
+std::vector<std::string> sorted_keys(const NamedTensors& named) {
   std::vector<std::string> out;
   for (const auto& [name, t] : named) out.push_back(name);
   std::sort(out.begin(), out.end());
@@ -109,7 +109,7 @@ void check_forward_backward(const Fixture& f, const std::function<Tensor(const T
 
 // Copies the fixture's "<prefix><key>.npy" into the module's tensors of the same
 // keys through mutable_value(), so the module keeps its own leaves; returns them by key.
-TensorMap copy_in(const nn::NamedTensors& named, const Fixture& f, const std::string& prefix) {
+TensorMap copy_in(const NamedTensors& named, const Fixture& f, const std::string& prefix) {
   REQUIRE(sorted_keys(named) == f.keys(prefix));  // tapegrad's state_dict keys are PyTorch's
   TensorMap out;
   for (auto [name, t] : named) {
@@ -205,6 +205,7 @@ void check_ffn(const std::string& name, const std::string& activation) {
 
 void check_residual(nn::Placement placement) {
   nn::ResidualBlockOptions options;
+  options.sublayer_name = "ffn";  // PyTorch's state_dict keys: blocks.3.ffn.fc1.weight
   options.eps = kLayerNormEps;
   if (placement == nn::Placement::deepnorm) {
     // β only scales the weights at construction; the fixture's weights are already scaled and overwrite them.

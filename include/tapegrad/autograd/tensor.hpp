@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <xtensor/xarray.hpp>
 
@@ -85,6 +87,10 @@ class Tensor {
  private:
   TensorImpl& checked_impl(const char* what) const;
 };
+
+// Tensors under names, in order: what Module::named_parameters() and state_dict() return,
+// ("blocks.0.ffn.fc1.weight", tensor), ..., and what checkpoints save.
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 // Convenience constructors in PyTorch's spirit.
 Tensor tensor(Array value, bool requires_grad = false, std::string name = "");
