@@ -18,7 +18,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
-usage() { sed -n '4,16s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }
 shards=4 threads=1 retries=2 out=results/depth where=()
 while [ $# -gt 0 ]; do
   case "$1" in

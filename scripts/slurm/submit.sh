@@ -16,7 +16,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
-usage() { sed -n '4,10s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }
 shards=4 cpus=2 out=results/depth wait=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,6 +41,7 @@ done
 plots=()
 for a in "$@"; do [ "$a" = --no-plots ] && plots=(--no-plots); done
 
+command -v sbatch > /dev/null || { echo "submit.sh: sbatch not found: run this on a Slurm login node" >&2; exit 2; }
 bin="${TAPEGRAD_DEPTH:-$repo/build/lab/tapegrad-depth}"
 [ -x "$bin" ] || { echo "submit.sh: no tapegrad-depth at '$bin' (build it, or set TAPEGRAD_DEPTH)" >&2; exit 2; }
 export TAPEGRAD_DEPTH="$(realpath "$bin")" TAPEGRAD_SHARDS="$shards"  # sbatch passes the environment on

@@ -3,7 +3,8 @@
 #   slurm_test.sh TAPEGRAD_DEPTH WORK_DIR REPO_DIR
 # 1. munged, slurmctld and slurmd on localhost (slurm.conf generated for this machine's CPUs; keys,
 #    state, logs and sockets in a scratch folder under /tmp), all stopped by pid at the end, also on failure.
-# 2. A 16-run sweep in 4 shards through submit.sh: the merged CSVs are byte-identical to an unsharded sweep's.
+# 2. A 16-run sweep in 4 shards through submit.sh, one task requeued (scontrol requeue) after some of its
+#    runs finished: it resumes, and the merged CSVs are byte-identical to an unsharded sweep's.
 # 3. The same sweep again; one array task is cancelled (scancel) after some of its runs finished: the merge
 #    job must not run. The same submit.sh command again: identical CSVs, and no finished run was redone.
 # Prints "SKIP: ..." (ctest: skipped) when not root or the Slurm/munge packages are missing.
@@ -26,23 +27,27 @@ export TAPEGRAD_SLURM_TEST="$scratch"  # in the environment of every process thi
 export SLURM_CONF="$scratch/slurm.conf"
 pids=() passed=0
 
-# Processes this test started that outlived the daemons (job steps, the jobs' programs) carry our marker in
-# their environment; read with bash builtins only, so the scan starts no process of its own.
-marked_pids() {
-  local p kv
+# The processes this test started, found by pid: the daemons and the jobs' programs carry our marker in their
+# environment; job steps (slurmstepd) get a clean environment but hold slurmd's log in $scratch open.
+# The environment is read with bash builtins, so the scan starts no process that it could find itself.
+strays() {  # the pids of such processes, other than the daemons in pids[]
+  local p kv comm
   for p in /proc/[0-9]*; do
     p=${p#/proc/}
     [ "$p" = $$ ] && continue
+    [[ " ${pids[*]} " == *" $p "* ]] && continue
     while IFS= read -r -d '' kv; do
-      [ "$kv" = "TAPEGRAD_SLURM_TEST=$scratch" ] && { echo "$p"; break; }
+      [ "$kv" = "TAPEGRAD_SLURM_TEST=$scratch" ] && { echo "$p"; continue 2; }
     done 2> /dev/null < "/proc/$p/environ"
+    read -r comm 2> /dev/null < "/proc/$p/comm" || continue
+    [ "$comm" = slurmstepd ] && [ -n "$(find "/proc/$p/fd" -lname "$scratch/*" 2> /dev/null)" ] && echo "$p"
   done
 }
 stop_all() {
   local p i left
-  if [ ${#pids[@]} -ge 3 ]; then  # slurmctld up: cancel every job of this cluster and let them end
+  if [ ${#pids[@]} -ge 2 ]; then  # slurmctld started: cancel every job of this cluster and let the steps end
     scancel --quiet --user=root 2> /dev/null
-    for _ in $(seq 1 100); do [ -z "$(squeue -h 2> /dev/null)" ] && break; sleep 0.2; done
+    for _ in $(seq 1 100); do [ -z "$(squeue -h 2> /dev/null)" ] && [ -z "$(strays)" ] && break; sleep 0.2; done
   fi
   for ((i = ${#pids[@]} - 1; i >= 0; --i)); do kill -TERM "${pids[i]}" 2> /dev/null; done
   for p in "${pids[@]}"; do
@@ -50,8 +55,8 @@ stop_all() {
     kill -KILL "$p" 2> /dev/null && echo "note: daemon $p did not stop on SIGTERM, killed"
     wait "$p" 2> /dev/null
   done
-  left=$(marked_pids)
-  if [ -n "$left" ]; then echo "note: killing leftover processes $left"; kill -KILL $left 2> /dev/null; fi
+  left=$(strays)
+  if [ -n "$left" ]; then echo "note: killing leftover processes" $left; kill -KILL $left 2> /dev/null; fi
   if [ "$passed" = 1 ]; then rm -rf "$scratch"
   else
     for f in slurmctld.log slurmd.log munged.log; do echo "--- $scratch/$f"; tail -n 15 "$scratch/$f" 2> /dev/null; done
@@ -83,13 +88,14 @@ mkdir -p "$scratch/state" "$scratch/spool"
 cat > "$SLURM_CONF" << EOF
 # One node on localhost, everything in $scratch. No cgroups: processes are tracked through /proc
 # (proctrack/linuxproc) and tasks are not bound (task/none), which works in containers.
+# cred_expire=5: a requeued job waits cred_expire + 1 s before it starts again (default 120).
 ClusterName=tapegrad-test
 SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$scratch/munge.sock
+AuthInfo=socket=$scratch/munge.sock,cred_expire=5
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$scratch/state
@@ -138,29 +144,47 @@ echo "unsharded sweep done ($SECONDS s)"
 submit=(env TAPEGRAD_DEPTH="$bin" "$repo/scripts/slurm/submit.sh")
 job_state() { scontrol show job -o "$1" 2> /dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
 
-# --- 1. the whole sweep through submit.sh
-c=$((cpus < 2 ? cpus : 2))
-timeout $((deadline - SECONDS)) "${submit[@]}" -n 4 -c "$c" -o "$work/clean" --wait -- "${sweep[@]}" > clean.log 2>&1 || fail "submit.sh --wait failed: $(cat clean.log)"
-same_results ref clean
-grep -q "on $c threads" clean.shards/logs/shard-0.out || fail "shard 0 did not run on -c $c threads: $(cat clean.shards/logs/shard-0.out)"
-[ -z "$(ls clean/*.gp 2> /dev/null)" ] || fail "--no-plots did not reach the merge job"
-echo "sharded sweep through Slurm: identical CSVs ($SECONDS s)"
-
-# --- 2. one array task cancelled mid-run, then the same command again
-"${submit[@]}" -n 4 -c 1 -o "$work/cut" -- "${sweep[@]}" > cut.log 2>&1 || fail "submit.sh failed: $(cat cut.log)"
-array=$(sed -n 's/^array job \([0-9]*\):.*/\1/p' cut.log)
-merge=$(sed -n 's/^merge job \([0-9]*\):.*/\1/p' cut.log)
-[ -n "$array" ] && [ -n "$merge" ] || fail "submit.sh did not print the job ids: $(cat cut.log)"
+job_ids() {  # job_ids LOG: sets array and merge from submit.sh's output
+  array=$(sed -n 's/^array job \([0-9]*\):.*/\1/p' "$1")
+  merge=$(sed -n 's/^merge job \([0-9]*\):.*/\1/p' "$1")
+  [ -n "$array" ] && [ -n "$merge" ] || fail "submit.sh did not print the job ids: $(cat "$1")"
+}
 victim=""
-catch_mid_run() {  # a shard with some, not all, of its 4 runs finished
+catch_mid_run() {  # catch_mid_run SHARDS_DIR: sets victim to a running shard with some, not all, of its 4 runs finished
   local i n
   for i in 0 1 2 3; do
-    n=$(count_finished "cut.shards/shard-$i")
+    n=$(count_finished "$1/shard-$i")
     if [ "$n" -ge 1 ] && [ "$n" -lt 4 ] && [ "$(job_state "${array}_$i")" = RUNNING ]; then victim=$i; return 0; fi
   done
   return 1
 }
-wait_for 60 "a shard with some of its runs finished" catch_mid_run
+merge_completed() {
+  case "$(job_state "$merge")" in
+    COMPLETED) return 0 ;;
+    PENDING|CONFIGURING|RUNNING|COMPLETING) return 1 ;;
+    *) fail "merge job $merge ended $(job_state "$merge"): $(cat "$1")" ;;
+  esac
+}
+
+# --- 1. the whole sweep through submit.sh; one task is requeued mid-run (as Slurm does when a node fails)
+c=$((cpus < 2 ? cpus : 2))
+"${submit[@]}" -n 4 -c "$c" -o "$work/clean" -- "${sweep[@]}" > clean.log 2>&1 || fail "submit.sh failed: $(cat clean.log)"
+job_ids clean.log
+wait_for 60 "a shard with some of its runs finished" catch_mid_run clean.shards
+scontrol requeue "${array}_$victim" || fail "scontrol requeue ${array}_$victim failed"
+wait_for 90 "the merge job" merge_completed clean.shards/logs/merge.out
+same_results ref clean
+log="clean.shards/logs/shard-$victim.out"
+grep -q "restart 1" "$log" && grep -q "([1-3] finished before, skipped)" "$log" \
+  || fail "requeued shard $victim did not resume: $(cat "$log")"
+grep -q "on $c threads" clean.shards/logs/shard-0.out || fail "shard 0 did not run on -c $c threads: $(cat clean.shards/logs/shard-0.out)"
+[ -z "$(ls clean/*.gp 2> /dev/null)" ] || fail "--no-plots did not reach the merge job"
+echo "sharded sweep through Slurm, shard $victim requeued mid-run and resumed: identical CSVs ($SECONDS s)"
+
+# --- 2. one array task cancelled mid-run, then the same command again
+"${submit[@]}" -n 4 -c 1 -o "$work/cut" -- "${sweep[@]}" > cut.log 2>&1 || fail "submit.sh failed: $(cat cut.log)"
+job_ids cut.log
+wait_for 60 "a shard with some of its runs finished" catch_mid_run cut.shards
 scancel "${array}_$victim" || fail "scancel ${array}_$victim failed"
 array_done() { [ -z "$(squeue -h -j "$array" 2> /dev/null)" ]; }
 wait_for 60 "the array's other tasks" array_done
