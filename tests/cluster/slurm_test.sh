@@ -203,8 +203,10 @@ same_results ref cut
 finished_runs cut.shards > after.txt
 not_redone before.txt after.txt
 [ "$(wc -l < before.txt)" -eq $((12 + kept)) ] || fail "expected $((12 + kept)) finished runs before resubmitting: $(cat before.txt)"
-grep -q "4 runs (shard $victim/4 of 16), $((4 - kept)) to do ($kept finished before, skipped)" \
-  "cut.shards/logs/shard-$victim.out" || fail "shard $victim did not resume: $(cat "cut.shards/logs/shard-$victim.out")"
+log="cut.shards/logs/shard-$victim.out"
+grep -q "4 runs (shard $victim/4 of 16), $((4 - kept)) to do ($kept finished before, skipped)" "$log" \
+  || fail "shard $victim did not resume: $(cat "$log")"
+grep -q "4 runs (shard $victim/4 of 16), 4 to do, on" "$log" || fail "the log of the first try was overwritten: $(cat "$log")"
 for i in 0 1 2 3; do
   [ "$i" = "$victim" ] || grep -q "0 to do (4 finished before, skipped)" "cut.shards/logs/shard-$i.out" \
     || fail "finished shard $i ran again: $(cat "cut.shards/logs/shard-$i.out")"
