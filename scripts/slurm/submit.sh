@@ -31,15 +31,15 @@ while [ $# -gt 0 ]; do
 done
 [[ "$shards" =~ ^[1-9][0-9]*$ ]] || { echo "submit.sh: -n wants a number of shards >= 1, got '$shards'" >&2; exit 2; }
 [[ "$cpus" =~ ^[1-9][0-9]*$ ]] || { echo "submit.sh: -c wants a number of CPUs >= 1, got '$cpus'" >&2; exit 2; }
+plots=()
 for a in "$@"; do
   case "$a" in
     --out|--out=*|-o|--shard|--shard=*|--jobs|--jobs=*|-j*)
       echo "submit.sh: '$a' is set for each shard by this script; use -o OUT, -n SHARDS, -c CPUS before the sweep options" >&2
       exit 2 ;;
+    --no-plots) plots=(--no-plots) ;;
   esac
 done
-plots=()
-for a in "$@"; do [ "$a" = --no-plots ] && plots=(--no-plots); done
 
 command -v sbatch > /dev/null || { echo "submit.sh: sbatch not found: run this on a Slurm login node" >&2; exit 2; }
 bin="${TAPEGRAD_DEPTH:-$repo/build/lab/tapegrad-depth}"
