@@ -28,6 +28,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+import torch_attention_fixtures
+
 torch.set_default_dtype(torch.float64)
 torch.manual_seed(20261129)
 
@@ -196,6 +198,9 @@ def main():
                 block.ffn.fc1.weight.mul_(deepnorm_beta)
                 block.ffn.fc2.weight.mul_(deepnorm_beta)
         write_case("residual_" + placement, block, torch.randn(B, S, D))
+
+    # Attention, embeddings, Transformer blocks: after the cases above, so that theirs keep their random draws.
+    torch_attention_fixtures.write_cases(write_case, OUT)
 
 
 if __name__ == "__main__":
