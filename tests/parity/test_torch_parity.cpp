@@ -322,24 +322,11 @@ TEST_CASE("parity: Embedding, repeated indices add their gradients", "[parity][e
   check_close("grad of weight", params.at("weight").grad(), f.load("grad.weight"));
 }
 
-TEST_CASE("parity: TransformerBlock post", "[parity][transformer]") {
-  check_transformer(nn::Placement::post, false, "transformer_post");
-}
-TEST_CASE("parity: TransformerBlock pre", "[parity][transformer]") {
-  check_transformer(nn::Placement::pre, false, "transformer_pre");
+TEST_CASE("parity: TransformerBlock in every placement (deepnorm N = 6, rezero alpha = 0.3)", "[parity][transformer]") {
+  for (const nn::Placement p : nn::all_placements()) {
+    DYNAMIC_SECTION("placement " << nn::to_string(p)) { check_transformer(p, false, "transformer_" + nn::to_string(p)); }
+  }
 }
 TEST_CASE("parity: TransformerBlock pre, causal", "[parity][transformer]") {
   check_transformer(nn::Placement::pre, true, "transformer_pre_causal");
-}
-TEST_CASE("parity: TransformerBlock deepnorm (N = 6)", "[parity][transformer]") {
-  check_transformer(nn::Placement::deepnorm, false, "transformer_deepnorm");
-}
-TEST_CASE("parity: TransformerBlock rezero (alpha = 0.3)", "[parity][transformer]") {
-  check_transformer(nn::Placement::rezero, false, "transformer_rezero");
-}
-TEST_CASE("parity: TransformerBlock sandwich", "[parity][transformer]") {
-  check_transformer(nn::Placement::sandwich, false, "transformer_sandwich");
-}
-TEST_CASE("parity: TransformerBlock none", "[parity][transformer]") {
-  check_transformer(nn::Placement::none, false, "transformer_none");
 }
