@@ -40,7 +40,7 @@ TEST_CASE("Embedding: token plus learned position embeddings, (B, S) ids -> (B, 
   CHECK((Array(xt::view(positions.weight.grad(), 4)) == xt::zeros<double>({4})));  // position 4 unused
 }
 
-TEST_CASE("Embedding: gradcheck of the weight; bad ids name the op", "[nn][embedding][gradcheck][errors]") {
+TEST_CASE("Embedding: gradcheck of the weight, and bad ids name the op", "[nn][embedding][gradcheck][errors]") {
   Generator gen(3);
   Embedding m(5, 3, gen);
   const Tensor ids(Array{{4.0, 1.0}, {1.0, 0.0}});

@@ -111,7 +111,7 @@ TEST_CASE("TransformerBlock deepnorm: β scales W_v, W_out and the FFN's weights
   CHECK(block.feed_forward->fc1->bias.value() == ffn.fc1->bias.value());
 }
 
-TEST_CASE("TransformerBlock: causal reaches the attention; a position's output ignores later ones", "[nn][transformer]") {
+TEST_CASE("TransformerBlock: causal reaches the attention, and a position's output ignores later ones", "[nn][transformer]") {
   for (Placement p : {Placement::post, Placement::pre}) {
     INFO("placement " << nn::to_string(p));
     TransformerBlockOptions o = small_options(p);

@@ -55,7 +55,7 @@ TEST_CASE("scaled_dot_product_attention: a 2-query example by hand, values and g
   }
 }
 
-TEST_CASE("scaled_dot_product_attention: one tape entry; composed is the formula step by step", "[ops][attention][tape]") {
+TEST_CASE("scaled_dot_product_attention: one tape entry, while composed is the formula step by step", "[ops][attention][tape]") {
   tape().clear();
   const Tensors in = attention_inputs({2, 3}, 4, 4, 5, 5, 10);
   const Tensor y = scaled_dot_product_attention(in[0], in[1], in[2], true);
@@ -104,7 +104,7 @@ TEST_CASE("scaled_dot_product_attention: fused equals composed to 1e-12, values 
   }
 }
 
-TEST_CASE("scaled_dot_product_attention: causal row i is attention over keys 0..i; later keys change nothing",
+TEST_CASE("scaled_dot_product_attention: causal row i is attention over keys 0..i, and later keys change nothing",
           "[ops][attention]") {
   const Tensors in = attention_inputs({2}, 4, 4, 3, 2, 40);
   no_grad guard;

@@ -6,7 +6,7 @@
 using namespace tapegrad;
 using namespace tapegrad::testing;
 
-TEST_CASE("embedding: rows by index, any index shape; repeated indices add their gradients", "[ops][embedding]") {
+TEST_CASE("embedding: rows by index, any index shape, and repeated indices add their gradients", "[ops][embedding]") {
   Tensor w(Array{{0.0, 1.0}, {10.0, 11.0}, {20.0, 21.0}}, true, "w");
   const Tensor idx(Array{{2.0, 0.0}, {2.0, 2.0}});
   Tensor y = embedding(idx, w);

@@ -12,7 +12,7 @@ TEST_CASE("narrow: values along the first, middle and last axis", "[ops][narrow]
   CHECK(narrow(x, 1, 4, 0).shape() == Shape{2, 0});
 }
 
-TEST_CASE("narrow: the gradient lands in the slice, zeros elsewhere; gradcheck", "[ops][narrow][gradcheck]") {
+TEST_CASE("narrow: the gradient lands in the slice, zeros elsewhere (and gradcheck)", "[ops][narrow][gradcheck]") {
   Tensor x = param({2, 4}, 1, "x");
   narrow(x, 1, 1, 2).backward(Array{{1.0, 2.0}, {3.0, 4.0}});
   CHECK(x.grad() == Array{{0.0, 1.0, 2.0, 0.0}, {0.0, 3.0, 4.0, 0.0}});
