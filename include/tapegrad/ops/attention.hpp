@@ -5,8 +5,8 @@
 //   scores = q kᵀ / √Dh  (+ mask),   P = softmax(scores) over the keys,   y = P v
 //
 // Layout as torch.nn.functional.scaled_dot_product_attention: q (..., Sq, Dh),
-// k (..., Sk, Dh), v (..., Sk, Dv) -> y (..., Sq, Dv). The leading axes are the batch
-// (B, H) for multi-head attention, (B) for one head) and must be equal in q, k and v.
+// k (..., Sk, Dh), v (..., Sk, Dv) -> y (..., Sq, Dv). The leading axes are the batch,
+// (B, H) for multi-head attention or (B) for one head, and must be equal in q, k and v.
 // causal: query i sees keys j <= i only (PyTorch's is_causal: the mask is the lower
 // triangle of an (Sq, Sk) matrix of ones, aligned at the top left).
 
