@@ -1,23 +1,11 @@
 // nn modules: parameters and names, train/eval, init, gradchecks of every parameter.
-#include "helpers.hpp"
+#include "nn/common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::nn;
+using tapegrad::testing::names;
 using tapegrad::testing::param;
-
-namespace {
-// Gradcheck a module: input and every parameter.
-void require_module_gradcheck(Module& m, const Tensor& x) {
-  std::vector<Tensor> inputs{x};
-  for (auto& p : m.parameters()) inputs.push_back(p);
-  REQUIRE_GRADCHECK([&m](auto& in) { return m(in[0]); }, inputs);
-}
-std::vector<std::string> names(const NamedTensors& named) {
-  std::vector<std::string> out;
-  for (auto& [n, t] : named) out.push_back(n);
-  return out;
-}
-}  // namespace
+using tapegrad::testing::require_module_gradcheck;
 
 TEST_CASE("Linear: PyTorch's default init bounds, names, gradcheck", "[nn][linear]") {
   Generator gen(1);
