@@ -40,7 +40,6 @@ BN_EPS, BN_MOMENTUM = 1e-5, 0.1
 RMS_EPS = torch.finfo(torch.float64).eps  # torch.nn.RMSNorm's default (eps=None)
 DEEPNORM_BLOCKS = 6                       # N of DeepNet's formulas
 REZERO_ALPHA = 0.3                        # non-zero, so dL/dα and the FFN's gradients are not all zero
-SUBLAYER_NAME = {"FFN": "ffn"}            # the child name nn::ResidualBlock gives its sublayer ("sublayer" otherwise)
 
 
 class RMSNorm(nn.Module):
@@ -71,17 +70,17 @@ class FFN(nn.Module):
 
 
 class ResidualBlock(nn.Module):
-    """tapegrad's nn::ResidualBlock, children "ffn" (or "sublayer"), "norm", "norm_out", parameter "alpha".
+    """tapegrad's nn::ResidualBlock, children <sublayer_name>, "norm", "norm_out", parameter "alpha".
 
     The sublayer is an FFN(d, hidden, "relu") unless given; it is built before anything else, so the
     random draws stay in the same order."""
 
-    def __init__(self, placement, d, hidden, deepnorm_alpha=1.0, sublayer=None):
+    def __init__(self, placement, d, hidden, deepnorm_alpha=1.0, sublayer=None, sublayer_name="ffn"):
         super().__init__()
         self.placement = placement
         self.deepnorm_alpha = deepnorm_alpha
         sublayer = sublayer if sublayer is not None else FFN(d, hidden, "relu")
-        self.sublayer_name = SUBLAYER_NAME.get(type(sublayer).__name__, "sublayer")
+        self.sublayer_name = sublayer_name  # ResidualBlockOptions::sublayer_name
         setattr(self, self.sublayer_name, sublayer)
         if placement in ("post", "pre", "deepnorm", "sandwich"):
             self.norm = nn.LayerNorm(d, eps=LN_EPS)
@@ -263,7 +262,7 @@ class TransformerBlock(nn.Module):
         super().__init__()
         alpha = (2 * DEEPNORM_BLOCKS) ** 0.25
         attention, ffn = SelfAttention(D, HEADS, causal), FFN(D, H, "relu")
-        self.attn = ResidualBlock(placement, D, H, alpha, sublayer=attention)
+        self.attn = ResidualBlock(placement, D, H, alpha, sublayer=attention, sublayer_name="self_attn")
         self.ffn = ResidualBlock(placement, D, H, alpha, sublayer=ffn)
         if placement == "deepnorm":  # DeepNet: β on W_v, W_out and the FFN's weights, not on W_q, W_k
             beta = (8 * DEEPNORM_BLOCKS) ** -0.25

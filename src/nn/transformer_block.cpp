@@ -13,13 +13,16 @@ TransformerBlock::TransformerBlock(std::size_t d, std::size_t heads, Placement p
   // too; DeepNet scales only the value and output ones, so the attention's β is applied here.
   ResidualBlockOptions attn_options = options.residual;
   attn_options.deepnorm_beta = 1.0;
+  attn_options.sublayer_name = "self_attn";  // keys attn.self_attn.in_proj_weight, ffn.ffn.fc1.weight
+  ResidualBlockOptions ffn_options = options.residual;
+  ffn_options.sublayer_name = "ffn";
   if (placement == Placement::deepnorm) {
     const double beta = options.residual.deepnorm_beta;
     xt::view(attention->in_proj_weight.mutable_value(), xt::range(2 * d, 3 * d), xt::all()) *= beta;  // W_v
     attention->out_proj->weight.mutable_value() *= beta;
   }
   attn = register_module("attn", std::make_shared<ResidualBlock>(attention, placement, d, attn_options));
-  ffn = register_module("ffn", std::make_shared<ResidualBlock>(feed_forward, placement, d, options.residual));
+  ffn = register_module("ffn", std::make_shared<ResidualBlock>(feed_forward, placement, d, ffn_options));
 }
 
 Tensor TransformerBlock::forward(const Tensor& x) { return (*ffn)((*attn)(x)); }

@@ -16,7 +16,7 @@ inline void require_module_gradcheck(nn::Module& m, const Tensor& x) {
 }
 
 // The names of named tensors, in order.
-inline std::vector<std::string> names(const nn::NamedTensors& named) {
+inline std::vector<std::string> names(const NamedTensors& named) {
   std::vector<std::string> out;
   for (auto& [n, t] : named) out.push_back(n);
   return out;
