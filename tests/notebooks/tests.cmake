@@ -55,3 +55,10 @@ foreach(_reason compile exception expectation)
   set_tests_properties(notebook.runner_catches_${_reason} PROPERTIES LABELS notebook TIMEOUT 300
                        ENVIRONMENT "${_nb_env}")
 endforeach()
+
+# The kernel itself, message by message (jupyter_client): state, output order, results and
+# displays, compile errors, exceptions, Interrupt, restart, a malformed connection file.
+add_test(NAME notebook.kernel_protocol
+         COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/kernel_protocol.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT}
+                 --kernel $<TARGET_FILE:tapegrad-xcpp>)
+set_tests_properties(notebook.kernel_protocol PROPERTIES LABELS notebook TIMEOUT 600 ENVIRONMENT "${_nb_env}")
