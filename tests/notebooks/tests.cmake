@@ -75,3 +75,9 @@ add_test(NAME notebook.browser
                  ${PROJECT_SOURCE_DIR}/notebooks/06_post_vs_pre_norm.ipynb)
 set_tests_properties(notebook.browser PROPERTIES LABELS notebook TIMEOUT 900 ENVIRONMENT "${_nb_env}"
                      SKIP_REGULAR_EXPRESSION "SKIP:")
+
+# The README's third command: scripts/notebook.sh starts Jupyter Notebook with the kernel
+# (--check: the server lists xcpp17, then stops; the build is this one, already done).
+add_test(NAME notebook.script COMMAND ${PROJECT_SOURCE_DIR}/scripts/notebook.sh --check)
+set_tests_properties(notebook.script PROPERTIES LABELS notebook TIMEOUT 300
+                     ENVIRONMENT "TAPEGRAD_BUILD_DIR=${PROJECT_BINARY_DIR};TAPEGRAD_NOTEBOOK_SKIP_BUILD=1")
