@@ -109,38 +109,13 @@ std::string find_library(const std::string& name, const std::vector<std::string>
   return "";
 }
 
-// clang ends the process on a precompiled header it cannot read, or one older than the
-// headers it was made from: so check first that it is one (magic "CPCH") and newer than
-// nlohmann/json's headers and clang's own (a package upgrade would have changed them).
-bool precompiled_header_usable(const std::string& pch, const std::string& resource_dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  auto reject = [&](const std::string& why) {
-    llvm::errs() << "tapegrad-xcpp: not using the precompiled header " << pch << ": " << why << "\n";
-    return false;
-  };
-  char magic[4] = {};
-  std::FILE* f = std::fopen(pch.c_str(), "rb");
-  const bool read = f != nullptr && std::fread(magic, 1, 4, f) == 4;
-  if (f != nullptr) std::fclose(f);
-  if (!read || std::string(magic, 4) != "CPCH") return reject("not a precompiled header");
-  const auto made = fs::last_write_time(pch, ec);
-  std::vector<fs::path> sources = {fs::path(resource_dir) / "include" / "stddef.h"};
-  for (const auto& entry : fs::recursive_directory_iterator("/usr/include/nlohmann", ec)) sources.push_back(entry.path());
-  for (const fs::path& source : sources) {
-    const auto changed = fs::last_write_time(source, ec);
-    if (!ec && changed > made) return reject(source.string() + " is newer; rebuild the kernel");
-  }
-  return true;
-}
-
 // clang's interpreter with the kernel's arguments; nullptr (and a message on stderr) if it fails.
 std::unique_ptr<clang::Interpreter> start_clang(const KernelOptions& options, bool with_pch) {
   // -resource-dir explicitly: otherwise clang derives it from this program's path, wrongly.
   std::vector<std::string> args = {"-resource-dir", options.resource_dir, "-std=c++17", "-fno-color-diagnostics"};
   for (const std::string& dir : options.include_dirs) args.push_back("-I" + dir);
   if (with_pch) {
-    if (!precompiled_header_usable(options.precompiled_header, options.resource_dir)) return nullptr;
+    if (!std::filesystem::exists(options.precompiled_header)) return nullptr;
     args.insert(args.end(), {"-include-pch", options.precompiled_header});
   }
   for (const std::string& arg : options.compiler_args) args.push_back(arg);
