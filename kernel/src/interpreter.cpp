@@ -21,7 +21,6 @@
 #include <clang/Lex/Preprocessor.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
-#include <llvm/Support/raw_ostream.h>
 
 namespace tapegrad_xcpp {
 
@@ -109,35 +108,6 @@ std::string find_library(const std::string& name, const std::vector<std::string>
   return "";
 }
 
-// clang's interpreter with the kernel's arguments; nullptr (and a message on stderr) if it fails.
-std::unique_ptr<clang::Interpreter> start_clang(const KernelOptions& options, bool with_pch) {
-  // -resource-dir explicitly: otherwise clang derives it from this program's path, wrongly.
-  std::vector<std::string> args = {"-resource-dir", options.resource_dir, "-std=c++17", "-fno-color-diagnostics"};
-  for (const std::string& dir : options.include_dirs) args.push_back("-I" + dir);
-  if (with_pch) {
-    if (!std::filesystem::exists(options.precompiled_header)) return nullptr;
-    args.insert(args.end(), {"-include-pch", options.precompiled_header});
-  }
-  for (const std::string& arg : options.compiler_args) args.push_back(arg);
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-
-  clang::IncrementalCompilerBuilder builder;
-  builder.SetCompilerArgs(argv);
-  auto ci = builder.CreateCpp();
-  if (!ci) {
-    llvm::errs() << "tapegrad-xcpp: cannot set up clang: " << llvm::toString(ci.takeError()) << "\n";
-    return nullptr;
-  }
-  auto interpreter = clang::Interpreter::create(std::move(*ci));
-  if (!interpreter) {
-    llvm::errs() << "tapegrad-xcpp: cannot start clang's interpreter" << (with_pch ? " with the precompiled header" : "")
-                 << ": " << llvm::toString(interpreter.takeError()) << "\n";
-    return nullptr;
-  }
-  return std::move(*interpreter);
-}
-
 }  // namespace
 
 // ---- Start -----------------------------------------------------------------------
@@ -154,9 +124,20 @@ CppInterpreter::CppInterpreter(const KernelOptions& options) {
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::InitializeNativeTargetAsmParser();
 
-  clang_ = start_clang(options, !options.precompiled_header.empty());
-  if (!clang_) clang_ = start_clang(options, false);  // the precompiled header was refused: go without
-  if (!clang_) throw std::runtime_error("cannot start clang's interpreter (see the messages above)");
+  // -resource-dir explicitly: otherwise clang derives it from this program's path, wrongly.
+  std::vector<std::string> args = {"-resource-dir", options.resource_dir, "-std=c++17", "-fno-color-diagnostics"};
+  for (const std::string& dir : options.include_dirs) args.push_back("-I" + dir);
+  for (const std::string& arg : options.compiler_args) args.push_back(arg);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+
+  clang::IncrementalCompilerBuilder builder;
+  builder.SetCompilerArgs(argv);
+  auto ci = builder.CreateCpp();
+  if (!ci) throw std::runtime_error("cannot set up clang: " + llvm::toString(ci.takeError()));
+  auto interpreter = clang::Interpreter::create(std::move(*ci));
+  if (!interpreter) throw std::runtime_error("cannot start clang's interpreter: " + llvm::toString(interpreter.takeError()));
+  clang_ = std::move(*interpreter);
 
   capture_ = std::make_unique<OutputCapture>(
       [this](const std::string& stream, const std::string& text) { publish_stream(stream, text); });

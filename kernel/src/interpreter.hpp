@@ -22,7 +22,6 @@ struct KernelOptions {
   std::string resource_dir;               // clang's own headers (clang-22 -print-resource-dir)
   std::vector<std::string> include_dirs;  // the kernel's xcpp/ headers, and any -I given
   std::vector<std::string> compiler_args; // more clang arguments (e.g. -O1)
-  std::string precompiled_header;         // loaded at start if clang accepts it ("" = none)
 };
 
 // What running one piece of code gave.

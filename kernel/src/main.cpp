@@ -2,10 +2,10 @@
 // Debian's xeus 2.4.1 (the Jupyter protocol over ZeroMQ) and clang 22's incremental
 // interpreter. Jupyter starts it as
 //
-//     tapegrad-xcpp -f <connection file> [-I <dir>]... [--pch <file>] [--resource-dir <dir>] [-- <clang args>]
+//     tapegrad-xcpp -f <connection file> [-I <dir>]... [--resource-dir <dir>] [-- <clang args>]
 //
 // -I adds include directories for the cells (the kernelspec passes the kernel's xcpp/
-// headers); --pch a precompiled header to start from (nlohmann/json); --resource-dir is clang's own header directory (default: the one of the
+// headers); --resource-dir is clang's own header directory (default: the one of the
 // clang this kernel was built against).
 
 #include <cstdio>
@@ -29,7 +29,7 @@ namespace {
 
 int usage(const std::string& problem) {
   std::cerr << "tapegrad-xcpp: " << problem << "\n"
-            << "usage: tapegrad-xcpp -f <connection file> [-I <dir>]... [--pch <file>] [--resource-dir <dir>] [-- <clang args>]\n"
+            << "usage: tapegrad-xcpp -f <connection file> [-I <dir>]... [--resource-dir <dir>] [-- <clang args>]\n"
             << "(Jupyter starts it through its kernelspec, share/jupyter/kernels/xcpp17/kernel.json)\n";
   return 2;
 }
@@ -47,7 +47,6 @@ int main(int argc, char* argv[]) {
     else if (arg == "-I") options.include_dirs.push_back(value());
     else if (arg.rfind("-I", 0) == 0) options.include_dirs.push_back(arg.substr(2));
     else if (arg == "--resource-dir") options.resource_dir = value();
-    else if (arg == "--pch") options.precompiled_header = value();
     else if (arg == "--") {
       for (++i; i < argc; ++i) options.compiler_args.push_back(argv[i]);
     } else return usage("unknown argument " + arg);
