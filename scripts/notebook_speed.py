@@ -9,6 +9,7 @@ Through jupyter_client, as Jupyter drives it (the kernelspec from <build>/share/
                   first cells a learner runs (median of --repeat, each in a fresh kernel)
   whole notebook  every code cell of each notebook, in one fresh kernel, kernel start included
   kernel memory   the kernel's peak resident memory (VmHWM) at the end of each notebook
+  --headers       also: where the first cells' CPU time goes, one header group per cell
   CPU time        the kernel's own CPU seconds for the same work: close to the wall time on
                   an idle machine, and much less sensitive to other load than the wall time
 Needs the library and the kernel built (scripts/build.sh). Numbers depend on the machine's
@@ -87,6 +88,7 @@ def main():
     ap.add_argument("notebooks", nargs="*")
     ap.add_argument("--build", default=os.path.join(root, "build"))
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--headers", action="store_true", help="also time the first cells' header groups")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     os.environ["JUPYTER_PATH"] = os.path.join(build, "share", "jupyter")
@@ -110,6 +112,21 @@ def main():
           % (statistics.median(ready), len(ready), ", ".join("%.2f" % s for s in ready)))
     print("first cells (pragmas + #includes):  %.2f s (median of %d: %s); kernel CPU time %.2f s"
           % (statistics.median(first), len(first), ", ".join("%.2f" % s for s in first), statistics.median(first_cpu)))
+    if args.headers:
+        km, kc, _ = start(nb_dir)
+        steps = [("pragmas", first_cells[0]),
+                 ("standard headers", "#include <cmath>\n#include <iostream>\n#include <vector>"),
+                 ("nlohmann/json", "#include <nlohmann/json.hpp>"),
+                 ("xtensor", "#include <xtensor/xarray.hpp>\n#include <xtensor/xio.hpp>"),
+                 ("xtensor-blas", "#include <xtensor-blas/xlinalg.hpp>"),
+                 ("tapegrad", "#include <tapegrad/tapegrad.hpp>\nnamespace tg = tapegrad;"),
+                 ("a Tensor", 'tg::Tensor x = tg::tensor({1.0, 2.0}, true, "x");'),
+                 ("first rich display", "x"), ("second rich display", "x")]
+        for label, code in steps:
+            c0 = cpu_seconds(km)
+            run(kc, code)
+            print("  %-22s kernel CPU time %.2f s" % (label, cpu_seconds(km) - c0))
+        stop(km, kc)
     for path in notebooks:
         t0 = time.monotonic()
         km, kc, _ = start(os.path.dirname(os.path.abspath(path)))
