@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the Debian packages tapegrad needs are installed.
-#   scripts/deps.sh build|test|lab
+#   scripts/deps.sh build|test|lab|kernel|notebook
 # As root it installs what is missing (apt-get update once, then apt-get install);
 # otherwise it prints the exact command to run and exits with status 1.
 set -euo pipefail
@@ -8,14 +8,21 @@ set -euo pipefail
 build=(cmake make g++ pkg-config libxtensor-dev libxtensor-blas-dev libopenblas-dev
        catch2 libcli11-dev nlohmann-json3-dev ccache)
 lab=(gnuplot-nox)
-test=(gnuplot-nox graphviz gdb clang-tools-22 python3
-      munge slurmctld slurmd slurm-client parallel)  # tests/cluster: a one-node Slurm, GNU parallel
+# The notebooks' Jupyter kernel (kernel/): xeus 2.4.1 and clang 22's incremental interpreter.
+kernel=(xeus-dev libzmq3-dev libclang-22-dev libclang-cpp22-dev llvm-22-dev clang-22 libclang-common-22-dev)
+# Running the notebooks: nbclient and jupyter_client (the tests), the classic notebook page
+# (scripts/notebook.sh), headless Chromium and the DevTools protocol client (the browser test).
+notebook=(python3 python3-nbclient python3-nbformat jupyter-client jupyter-notebook chromium python3-websocket)
+# tests/cluster: a one-node Slurm and GNU parallel.
+cluster=(munge slurmctld slurmd slurm-client parallel)
+test=(gnuplot-nox graphviz gdb "${kernel[@]}" "${notebook[@]}" "${cluster[@]}")
 
 case "${1:-build}" in
   build) wanted=("${build[@]}") ;;
   lab)   wanted=("${build[@]}" "${lab[@]}") ;;
+  kernel|notebook) wanted=("${build[@]}" "${lab[@]}" "${kernel[@]}" "${notebook[@]}") ;;
   test)  wanted=("${build[@]}" "${lab[@]}" "${test[@]}") ;;
-  *) echo "usage: scripts/deps.sh build|test|lab" >&2; exit 2 ;;
+  *) echo "usage: scripts/deps.sh build|test|lab|kernel|notebook" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick start command 2: installs what is missing, builds, runs every test.
-#   1. the whole suite (unit tests, notebooks through clang-repl-22, gdb printers, CLI) on the normal build;
+#   1. the whole suite (unit tests, notebooks in Jupyter through the kernel, gdb printers, CLI) on the normal build;
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Set TAPEGRAD_SKIP_SANITIZERS=1 to skip step 2 while iterating.
 set -euo pipefail
