@@ -3,6 +3,7 @@
 // the bookkeeping the tape needs. Copies of a Tensor refer to the same data.
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 
@@ -85,6 +86,9 @@ class Tensor {
  private:
   TensorImpl& checked_impl(const char* what) const;
 };
+
+// `std::cout << t` prints t.to_string() (name, shape, value, grad), as print(t) in PyTorch.
+std::ostream& operator<<(std::ostream& out, const Tensor& t);
 
 // Convenience constructors in PyTorch's spirit.
 Tensor tensor(Array value, bool requires_grad = false, std::string name = "");
