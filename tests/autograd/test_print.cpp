@@ -8,7 +8,7 @@
 
 using namespace tapegrad;
 
-TEST_CASE("printing: operator<< of a Tensor is its to_string(); value and grad print as arrays", "[autograd]") {
+TEST_CASE("printing: operator<< of a Tensor is its to_string(), and value and grad print as arrays", "[autograd]") {
   Tensor w(Array({{0.5, -1.0}}), true, "w");
   sum(mul(w, w)).backward();
   std::ostringstream tensor_text, grad_text;
