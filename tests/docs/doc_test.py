@@ -3,7 +3,7 @@
 
 Which files: every *.md in the source tree (README.md, docs/, notebooks/, tools/*/, ...) except
 CHANGELOG.md (history, not instructions), build*/ folders and tests/docs/fixtures/ (this test's own
-broken examples). Only fenced blocks (``` or ~~~) are read.
+broken examples). Only fenced blocks (``` or ~~~) are read (by doc_markdown.py).
 
 THE RULES (for anyone writing docs)
 The info string after the fence says what a block is:
