@@ -3,6 +3,13 @@
 //   autograd (tensor, tape, backward) -> ops -> nn -> optim -> experiments,
 //   with debug/ (gradcheck, anomaly mode, tape views, notebook display) beside them.
 
+// Printing needs nothing more: a Tensor's value() and grad() are xt::xarray, printed by
+// xtensor's own operator<< (xio.hpp), so it comes with this header (a second operator<< for
+// Array in tapegrad would be ambiguous with it wherever both are seen). The library's own
+// headers leave xio.hpp out: it is heavy, and they do not print arrays.
+#include <iostream>
+#include <xtensor/xio.hpp>
+
 #include "tapegrad/debug/anomaly.hpp"
 #include "tapegrad/autograd/error.hpp"
 #include "tapegrad/debug/gradcheck.hpp"

@@ -3,6 +3,7 @@
 // the bookkeeping the tape needs. Copies of a Tensor refer to the same data.
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <utility>
@@ -91,6 +92,9 @@ class Tensor {
 // Tensors under names, in order: what Module::named_parameters() and state_dict() return,
 // ("blocks.0.ffn.fc1.weight", tensor), ..., and what checkpoints save.
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+// `std::cout << t` prints t.to_string() (name, shape, value, grad), as print(t) in PyTorch.
+std::ostream& operator<<(std::ostream& out, const Tensor& t);
 
 // Convenience constructors in PyTorch's spirit.
 Tensor tensor(Array value, bool requires_grad = false, std::string name = "");
