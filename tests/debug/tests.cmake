@@ -1,18 +1,29 @@
-# gdb test: run gdb in batch mode on an -O0 -g build of examples/tape_walkthrough.cpp,
-# stop in relu's backward, print tensors and the tape through the pretty-printers
-# (loaded from libtapegrad.so's .debug_gdb_scripts section) and check the text.
-# Skipped (not failed) when gdb is not installed.
+# gdb tests: gdb in batch mode on -O0 -g builds of examples, printing through the
+# pretty-printers (loaded from libtapegrad.so's .debug_gdb_scripts section).
+#   debug.gdb_pretty_printers   tests/debug/walkthrough.gdb, the printers' text in detail
+#   debug.gdb_recipe.<name>     each tools/gdb/recipes/<name>.gdb, checked against the
+#                               transcripts tools/gdb/README.md shows (run_recipe.py)
+# They need debug information in libtapegrad.so: in a Release or MinSizeRel build they
+# report "SKIPPED: ..." (ctest: skipped, with the reason), as they do without gdb.
 
-# The example, built -O0 -g whatever the build type, so that every local is visible.
-add_executable(tapegrad_gdb_walkthrough ${PROJECT_SOURCE_DIR}/examples/tape_walkthrough.cpp)
-target_link_libraries(tapegrad_gdb_walkthrough PRIVATE tapegrad)
-target_compile_options(tapegrad_gdb_walkthrough PRIVATE -O0 -g)
+# The examples the recipes run, built -O0 -g whatever the build type, so that every
+# local is visible and `next` goes line by line (the library keeps the build's flags).
+set(TAPEGRAD_GDB_EXAMPLES tape_walkthrough layer_norm_by_hand ffn anomaly)
+foreach(example IN LISTS TAPEGRAD_GDB_EXAMPLES)
+  add_executable(tapegrad_gdb_${example} ${PROJECT_SOURCE_DIR}/examples/${example}.cpp)
+  target_link_libraries(tapegrad_gdb_${example} PRIVATE tapegrad)
+  target_compile_options(tapegrad_gdb_${example} PRIVATE -O0 -g)
+endforeach()
 
 find_program(TAPEGRAD_GDB gdb)
+find_program(TAPEGRAD_READELF NAMES readelf ${CMAKE_READELF})
+find_program(TAPEGRAD_PYTHON3_FOR_GDB NAMES python3)
 add_test(NAME debug.gdb_pretty_printers
   COMMAND ${CMAKE_COMMAND}
     -DGDB=${TAPEGRAD_GDB}
-    -DPROGRAM=$<TARGET_FILE:tapegrad_gdb_walkthrough>
+    -DPROGRAM=$<TARGET_FILE:tapegrad_gdb_tape_walkthrough>
+    -DLIBRARY=$<TARGET_FILE:tapegrad>
+    -DREADELF=${TAPEGRAD_READELF}
     -DLIBRARY_DIR=$<TARGET_FILE_DIR:tapegrad>
     -DCOMMANDS=${CMAKE_CURRENT_LIST_DIR}/walkthrough.gdb
     -P ${CMAKE_CURRENT_LIST_DIR}/run_gdb_test.cmake)
@@ -20,6 +31,20 @@ set_tests_properties(debug.gdb_pretty_printers PROPERTIES
   SKIP_REGULAR_EXPRESSION "SKIPPED:"
   ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
   TIMEOUT 120)
+
+file(GLOB TAPEGRAD_GDB_RECIPES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/gdb/recipes/*.gdb)
+foreach(recipe IN LISTS TAPEGRAD_GDB_RECIPES)
+  get_filename_component(name ${recipe} NAME_WE)
+  file(STRINGS ${recipe} program_line REGEX "^# program: examples/")
+  string(REGEX REPLACE "^# program: examples/" "" example "${program_line}")
+  add_test(NAME debug.gdb_recipe.${name}
+    COMMAND ${TAPEGRAD_PYTHON3_FOR_GDB} ${CMAKE_CURRENT_LIST_DIR}/run_recipe.py
+      --gdb "${TAPEGRAD_GDB}" --readelf ${TAPEGRAD_READELF} --build-dir ${CMAKE_BINARY_DIR}
+      --library $<TARGET_FILE:tapegrad> --program $<TARGET_FILE:tapegrad_gdb_${example}> --recipe ${recipe}
+      --doc ${PROJECT_SOURCE_DIR}/tools/gdb/README.md --optional-doc ${PROJECT_SOURCE_DIR}/README.md)
+  set_tests_properties(debug.gdb_recipe.${name} PROPERTIES
+    SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 180 LABELS gdb)
+endforeach()
 
 # The examples run to completion and print what they computed; those that
 # check something (gradcheck, fused vs by hand, loss going down) exit non-zero
