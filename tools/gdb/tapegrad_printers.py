@@ -27,6 +27,7 @@ import struct
 import gdb
 import gdb.printing
 import gdb.xmethod
+from gdb.FrameDecorator import FrameDecorator
 
 
 class MaxValues(gdb.Parameter):
@@ -425,6 +426,50 @@ Usage: p $entry()   p $entry().op"""
         raise gdb.GdbError("$entry(): no backward is running here (no frame above has a TapeEntry)")
 
 
+# ---- backtraces without std::function's plumbing ----
+
+_PLUMBING = ("std::function<", "std::_Function_handler<", "std::__invoke")
+
+
+class HideFunctionPlumbing:
+    """A frame filter: `bt` leaves out the std::function frames between the backward
+    walk and an op's backward (`bt -no-filters` shows them; `disable frame-filter
+    global tapegrad-hide-std-function` turns this off)."""
+
+    def __init__(self):
+        self.name = "tapegrad-hide-std-function"
+        self.priority = 100
+        self.enabled = True
+
+    def filter(self, frames):
+        for f in frames:
+            name = f.function()
+            if not isinstance(name, str):
+                yield f
+            elif f.inferior_frame().level() == 0 or not name.startswith(_PLUMBING):
+                yield _ShortName(f)
+
+
+def _without_parameters(name):
+    """"ns::f(int, char) const" -> "ns::f", as gdb's own backtrace shows C++ names."""
+    if name.endswith(" const"):
+        name = name[:-len(" const")]
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            return name[:i]
+    return name
+
+
+class _ShortName(FrameDecorator):
+    def function(self):
+        name = super().function()
+        return _without_parameters(name) if isinstance(name, str) else name
+
+
 def _table(rows):
     """Columns padded to a common width, as tape_view.cpp's format_rows()."""
     width = [max(len(row[c]) for row in rows if c < len(row)) for c in range(max(len(r) for r in rows))]
@@ -607,6 +652,7 @@ if not getattr(gdb, "_tapegrad_commands_defined", False):
     TapeTableCommand()
     TapeFunction()
     EntryFunction()
+    gdb.frame_filters["tapegrad-hide-std-function"] = HideFunctionPlumbing()
     gdb._tapegrad_commands_defined = True
 
 gdb.printing.register_pretty_printer(gdb.current_objfile(), build_printer(), replace=True)

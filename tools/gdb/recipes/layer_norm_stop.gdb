@@ -10,4 +10,4 @@ p $entry()
 p x.grad()
 p $tape()
 tapegrad-table
-bt 3
+bt
