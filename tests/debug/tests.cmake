@@ -30,6 +30,7 @@ add_test(NAME debug.gdb_pretty_printers
 set_tests_properties(debug.gdb_pretty_printers PROPERTIES
   SKIP_REGULAR_EXPRESSION "SKIPPED:"
   ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
+  LABELS gdb
   TIMEOUT 120)
 
 file(GLOB TAPEGRAD_GDB_RECIPES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/gdb/recipes/*.gdb)
