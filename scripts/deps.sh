@@ -8,7 +8,7 @@ set -euo pipefail
 build=(cmake make g++ pkg-config libxtensor-dev libxtensor-blas-dev libopenblas-dev
        catch2 libcli11-dev nlohmann-json3-dev ccache)
 lab=(gnuplot-nox)
-test=(gnuplot-nox graphviz gdb clang-tools-22 python3)
+test=(gnuplot-nox graphviz gdb lldb-22 clang-tools-22 python3)
 
 case "${1:-build}" in
   build) wanted=("${build[@]}") ;;

@@ -43,6 +43,7 @@ REFUSED = [
     "No symbol", "No frame", "No stack", "not defined", "Function \"",           # a command failed
     "Couldn't write extended state", "Cannot evaluate function",                # calls into the program
     "Make breakpoint pending",
+    "error: ",                                                                  # lldb: a command failed
 ]
 
 
@@ -91,16 +92,16 @@ def doc_blocks(doc_path, name):
     return blocks
 
 
-def split_doc(lines):
+def split_doc(lines, prompt):
     """[(command, [output lines])] and the program named on a "$ gdb ..." line, if any."""
     sections, program = [], None
     for line in lines:
         if line.startswith("$ "):
-            if " gdb " in line or line.startswith("$ gdb"):
+            if re.match(r"\$ (gdb|lldb)", line):
                 program = line.split()[-1]
             continue
-        if line.startswith("(gdb) "):
-            command = re.sub(r"\s{2,}#.*$", "", line[len("(gdb) "):]).strip()
+        if line.startswith(prompt):
+            command = re.sub(r"\s{2,}#.*$", "", line[len(prompt):]).strip()
             sections.append((command, []))
         elif sections:
             sections[-1][1].append(line.rstrip())
@@ -109,11 +110,11 @@ def split_doc(lines):
     return sections, program
 
 
-def split_transcript(text):
+def split_transcript(text, prompt):
     sections = []
     for line in text.split("\n"):
-        if line.startswith("(gdb) "):
-            sections.append((line[len("(gdb) "):].strip(), []))
+        if line.startswith(prompt):
+            sections.append((line[len(prompt):].strip(), []))
         elif sections:
             sections[-1][1].append(line.rstrip())
     return sections
@@ -149,6 +150,8 @@ def check_block(where, doc_sections, transcript, commands):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gdb", default="")
+    ap.add_argument("--lldb", default="", help="for .lldb recipes: lldb (e.g. lldb-22)")
+    ap.add_argument("--cwd", help="where the debugger runs (default: --build-dir)")
     ap.add_argument("--readelf", default="readelf")
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--library", required=True)
@@ -161,9 +164,12 @@ def main():
 
     name = os.path.splitext(os.path.basename(args.recipe))[0]
     program_rel, commands = read_recipe(args.recipe)
-    program = args.program or os.path.join(args.build_dir, program_rel)
-    if not args.gdb or not os.path.exists(args.gdb):
-        skip("gdb is not installed (apt install gdb); the gdb recipes need it")
+    program = os.path.abspath(args.program or os.path.join(args.build_dir, program_rel))
+    lldb = args.recipe.endswith(".lldb")
+    debugger = args.lldb if lldb else args.gdb
+    if not debugger or not os.path.exists(debugger):
+        skip("%s is not installed (apt install %s); the %s recipes need it"
+             % ("lldb" if lldb else "gdb", "lldb-22" if lldb else "gdb", "lldb" if lldb else "gdb"))
     if not os.path.exists(program):
         sys.exit("%s: the program %s was not built" % (args.recipe, program))
     for path in (args.library, program):
@@ -178,6 +184,7 @@ def main():
     if args.doc and not any(where.startswith(tuple(os.path.relpath(d) for d in args.doc)) for where, _ in blocks):
         sys.exit("recipe %s is shown in none of %s (add a block after <!-- recipe: %s -->)" % (name, args.doc, name))
 
+    prompt = "(lldb) " if lldb else "(gdb) "
     gdb_args = [args.gdb, "-batch", "-nx",
                 "-iex", "add-auto-load-safe-path " + os.path.dirname(os.path.abspath(args.library)),
                 "-iex", "set debuginfod enabled off", "-iex", "set pagination off",
@@ -185,11 +192,15 @@ def main():
     for command in commands:
         gdb_args += ["-ex", "echo (gdb) %s\\n" % command.replace("\\", "\\\\"), "-ex", command]
     gdb_args.append(program)
+    if lldb:  # lldb -b echoes each -o command as "(lldb) command" itself
+        gdb_args = [debugger, "-b", "--no-lldbinit"] + [a for c in commands for a in ("-o", c)] + [program]
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     run = subprocess.run(gdb_args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                         timeout=150, cwd=args.build_dir)
+                         timeout=150, cwd=args.cwd or args.build_dir)
     print(run.stdout)
-    transcript = split_transcript(run.stdout)
+    transcript = split_transcript(run.stdout, prompt)
+    if lldb and transcript and transcript[0][0].startswith("target create"):
+        transcript = transcript[1:]  # lldb's own first command, from the program argument
 
     problems = []
     if [c for c, _ in transcript] != commands:
@@ -198,7 +209,7 @@ def main():
         if text in run.stdout:
             problems.append("gdb printed %r" % text)
     for where, block in blocks:
-        sections, doc_program = split_doc(block)
+        sections, doc_program = split_doc(block, prompt)
         if doc_program and not doc_program.endswith(program_rel):
             problems.append("%s: the doc runs %s but the recipe is tested on %s" % (where, doc_program, program_rel))
         problems += check_block(where, sections, transcript, commands)

@@ -62,3 +62,22 @@ if(TARGET anomaly)
   set_tests_properties(debug.example_anomaly PROPERTIES
     PASS_REGULAR_EXPRESSION "anomaly in forward: 'log' \\(tape entry 1\\).*anomaly in backward: the backward of 'sqrt'")
 endif()
+
+# The lldb formatters (tools/lldb), the same way: each tools/lldb/recipes/<name>.lldb in
+# lldb-22 -b, checked against tools/lldb/README.md. Run from examples/, so that the
+# documented `command script import ../tools/lldb/tapegrad_lldb.py` resolves.
+find_program(TAPEGRAD_LLDB NAMES lldb-22 DOC "lldb for the lldb formatter tests")
+file(GLOB TAPEGRAD_LLDB_RECIPES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/lldb/recipes/*.lldb)
+foreach(recipe IN LISTS TAPEGRAD_LLDB_RECIPES)
+  get_filename_component(name ${recipe} NAME_WE)
+  file(STRINGS ${recipe} program_line REGEX "^# program: examples/")
+  string(REGEX REPLACE "^# program: examples/" "" example "${program_line}")
+  add_test(NAME debug.lldb_recipe.${name}
+    COMMAND ${TAPEGRAD_PYTHON3_FOR_GDB} ${CMAKE_CURRENT_LIST_DIR}/run_recipe.py
+      --lldb "${TAPEGRAD_LLDB}" --readelf ${TAPEGRAD_READELF} --build-dir ${CMAKE_BINARY_DIR}
+      --cwd ${PROJECT_SOURCE_DIR}/examples
+      --library $<TARGET_FILE:tapegrad> --program $<TARGET_FILE:tapegrad_gdb_${example}> --recipe ${recipe}
+      --doc ${PROJECT_SOURCE_DIR}/tools/lldb/README.md)
+  set_tests_properties(debug.lldb_recipe.${name} PROPERTIES
+    SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 180 LABELS gdb)
+endforeach()
