@@ -140,7 +140,7 @@ def check_block(where, doc_sections, transcript, commands):
             while at < len(printed) and not pattern.match(printed[at]):
                 at += 1
             if at == len(printed):
-                problems.append("%s: after '(gdb) %s' the doc shows a line gdb did not print (in this order):\n"
+                problems.append("%s: after '%s' the doc shows a line the debugger did not print (in this order):\n"
                                 "    %s" % (where, command, doc_line))
                 break
             at += 1
