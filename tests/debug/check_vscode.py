@@ -36,6 +36,8 @@ def main():
     ap.add_argument("--program", required=True, help="an -O0 -g example linked to this build's library")
     ap.add_argument("--gdb", default="")
     ap.add_argument("--lldb", default="")
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--readelf", default="readelf")
     args = ap.parse_args()
     root = os.path.abspath(args.source_dir)
     launch = json.load(open(os.path.join(root, ".vscode", "launch.json")))
@@ -59,6 +61,17 @@ def main():
             check(len(found) == 1, "launch.json: no %s configuration for examples/%s" % (kind, name))
     for c in configs:
         check(c.get("preLaunchTask") in labels, "launch.json: %s: unknown preLaunchTask %r" % (c["name"], c.get("preLaunchTask")))
+
+    # Without debug information (Release, MinSizeRel) gdb and lldb have nothing to show.
+    no_debug_info = [os.path.basename(p) for p in (args.library, args.program)
+                     if ".debug_info" not in subprocess.run([args.readelf, "-S", "--wide", p], capture_output=True,
+                                                            text=True).stdout]
+    if no_debug_info and not problems:
+        print("SKIPPED: the configurations are complete, but %s has no debug information (a Release or MinSizeRel "
+              "build): the debugger part needs -g; build with the debug preset or RelWithDebInfo" % no_debug_info[0])
+        return
+    if no_debug_info:
+        args.gdb = args.lldb = ""
 
     def expand(text):
         return text.replace("${workspaceFolder}", root)
