@@ -15,7 +15,7 @@ kernel=(xeus-dev libzmq3-dev libclang-22-dev libclang-cpp22-dev llvm-22-dev clan
 notebook=(python3 python3-nbclient python3-nbformat jupyter-client jupyter-notebook chromium python3-websocket)
 # tests/cluster: a one-node Slurm and GNU parallel.
 cluster=(munge slurmctld slurmd slurm-client parallel)
-test=(gnuplot-nox graphviz gdb "${kernel[@]}" "${notebook[@]}" "${cluster[@]}")
+test=(gnuplot-nox graphviz gdb lldb-22 "${kernel[@]}" "${notebook[@]}" "${cluster[@]}")
 
 case "${1:-build}" in
   build) wanted=("${build[@]}") ;;
