@@ -25,3 +25,8 @@ foreach(_fixture IN LISTS _doc_fixtures)
                    --files ${_rel} --expect-failure ${_kind})
   set_tests_properties(docs.catches_${_kind} PROPERTIES LABELS docs TIMEOUT 300)
 endforeach()
+
+# The README's tour ("Read the code in this order") names files and functions that exist.
+add_test(NAME docs.readme_tour COMMAND ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/tour_test.py
+                                       --source-dir ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.readme_tour PROPERTIES LABELS docs FAIL_REGULAR_EXPRESSION "FAIL")
