@@ -5,42 +5,49 @@
 
 #include <CLI/CLI.hpp>
 
+#include "command.hpp"
 #include "exit_status.hpp"
 
 namespace tapegrad::lab::cli {
 
 namespace {
 
-const char* const kDescription =
-    "tapegrad-depth: the depth-stability lab.\n\n"
-    "Trains residual stacks  input Linear(16->d) -> L blocks -> [final LayerNorm] -> head Linear(d->8)\n"
-    "(each block an FFN d->4d->d with ReLU and the LayerNorm placed as --placements says) with Adam and\n"
-    "linear warmup on a teacher task (x ~ N(0,I) in 16 dims, labels = argmax of a random tanh MLP, 8 classes),\n"
-    "for every combination of the list options, in parallel, and reports which depths each placement survives.\n"
-    "A run FAILED if its loss went NaN/Inf or its final eval loss is above 0.7*ln 8 = 1.456 (a collapse).\n\n"
-    "Writes into --out: runs.csv (one row per run), curves.csv (per run and step: loss, gradient norm, lr,\n"
-    "eval loss every --eval-every steps), init_grads.csv (per run and block, at init: ||dL/d fc2.weight|| and\n"
-    "the hidden-state norm), PNG plots drawn by gnuplot with their scripts (*.gp), summary.txt, sweep.json,\n"
-    "and runs/ (one folder per finished run, written atomically, with a manifest of its files' row counts and\n"
-    "checksums; --resume skips the finished runs and runs damaged ones again).\n\n"
-    "Limits (larger values are refused before any work): depth <= 1024, width <= 4096, steps, warmup and\n"
-    "eval-every <= 1000000, train and eval size <= 1000000, jobs <= 256, at most 100000 runs, and about\n"
-    "4 GiB of estimated memory per run.\n\n"
-    "Examples:\n"
-    "  tapegrad-depth                                      # the default sweep (about 1 minute on 2 cores)\n"
-    "  tapegrad-depth --placements post,pre --depths 4,16 --lrs 3e-3 --out results/small\n"
-    "  tapegrad-depth --shard 0/4 --out results/shard0   # ...one shard per machine, then:\n"
-    "  tapegrad-depth merge results/depth results/shard0 results/shard1 results/shard2 results/shard3\n"
-    "  tapegrad-depth --dump replay/post --placements post --depths 2 --widths 8 --lrs 0.01 --warmups 0 --steps 20\n"
-    "  /usr/bin/python3 tools/replay_torch.py replay/post   # the same run in PyTorch\n\n"
-    "Exit status: 0 done, 1 error while running (or merge: runs missing or in two folders), 2 bad arguments\n"
-    "(nothing written), 130 interrupted (rerun with --resume).";
+// The --help text; the limits are printed from the constants that check_command_line enforces.
+std::string description() {
+  using L = RunLimits;
+  const auto n = [](auto x) { return std::to_string(x); };
+  return "tapegrad-depth: the depth-stability lab.\n\n"
+         "Trains residual stacks  input Linear(16->d) -> L blocks -> [final LayerNorm] -> head Linear(d->8)\n"
+         "(each block an FFN d->4d->d with ReLU and the LayerNorm placed as --placements says) with Adam and\n"
+         "linear warmup on a teacher task (x ~ N(0,I) in 16 dims, labels = argmax of a random tanh MLP, 8 classes),\n"
+         "for every combination of the list options, in parallel, and reports which depths each placement survives.\n"
+         "A run FAILED if its loss went NaN/Inf or its final eval loss is above 0.7*ln 8 = 1.456 (a collapse).\n\n"
+         "Writes into --out: runs.csv (one row per run), curves.csv (per run and step: loss, gradient norm, lr,\n"
+         "eval loss every --eval-every steps), init_grads.csv (per run and block, at init: ||dL/d fc2.weight|| and\n"
+         "the hidden-state norm), PNG plots drawn by gnuplot with their scripts (*.gp), summary.txt, sweep.json,\n"
+         "and runs/ (one folder per finished run, written atomically, with a manifest of its files' row counts and\n"
+         "checksums; --resume skips the finished runs and runs damaged ones again).\n\n"
+         "Limits (larger values are refused before any work): depth <= " + n(L::max_depth) + ", width <= " +
+         n(L::max_width) + ", steps, warmup and eval-every <= " + n(L::max_steps) + ", train and eval size <= " +
+         n(L::max_set_size) + ", jobs <= " + n(kMaxJobs) + ", at most " + n(kMaxRuns) + " runs, and " +
+         n(L::max_bytes >> 30) + " GiB of estimated memory per run.\n\n"
+         "Examples:\n"
+         "  tapegrad-depth                                      # the default sweep: 120 runs, about 2 CPU-minutes\n"
+         "                                                      # (about 1 minute on 2 idle cores)\n"
+         "  tapegrad-depth --placements post,pre --depths 4,16 --lrs 3e-3 --out results/small\n"
+         "  tapegrad-depth --shard 0/4 --out results/shard0   # ...one shard per machine, then:\n"
+         "  tapegrad-depth merge results/depth results/shard0 results/shard1 results/shard2 results/shard3\n"
+         "  tapegrad-depth --dump replay/post --placements post --depths 2 --widths 8 --lrs 0.01 --warmups 0 --steps 20\n"
+         "  /usr/bin/python3 tools/replay_torch.py replay/post   # the same run in PyTorch\n\n"
+         "Exit status: 0 done, 1 error while running (or merge: runs missing or in two folders), 2 bad arguments\n"
+         "(nothing written), 130 interrupted (rerun with --resume).";
+}
 
 }  // namespace
 
 std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
   o.jobs = std::max(1u, std::thread::hardware_concurrency());
-  CLI::App app{kDescription};
+  CLI::App app{description()};
   app.option_defaults()->always_capture_default();
   std::vector<CLI::Option*> sweep_options;  // what merge must not be given
   auto sweep_option = [&](const std::string& names, auto& value, const std::string& help) {

@@ -175,6 +175,8 @@ bad_args)
              --eval-every --jobs --resume --shard --dump --no-plots merge; do
     grep -q -- "$opt" help.log || fail "--help does not document $opt"
   done
+  grep -q "depth <= 1024, width <= 4096, steps, warmup and eval-every <= 1000000, train and eval size <= 1000000, jobs <= 256, at most 100000 runs, and 4 GiB" help.log ||
+    fail "--help does not state the limits the checks enforce"
   ;;
 dump)
   "$bin" --dump rec --placements deepnorm --depths 2 --widths 4 --lrs 0.01 --warmups 3 --steps 7 --batch 8 \
