@@ -1,7 +1,9 @@
 #include "command.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "tapegrad/lab/files.hpp"
 #include "tapegrad/lab/results_store.hpp"

@@ -2,6 +2,7 @@
 // Every run of the sweep must be finished in exactly one folder (else exit 1, naming the
 // runs, before anything is written), unless --allow-partial.
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
