@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start command 2: installs what is missing, builds, runs every test.
 #   1. the whole suite (unit tests, notebooks through clang-repl-22, gdb printers, CLI) on the normal build;
-#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+#   2. the unit tests (and the fuzz tests) again under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Set TAPEGRAD_SKIP_SANITIZERS=1 to skip step 2 while iterating.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,9 +22,9 @@ fi
 (cd "$root/build" && ctest --output-on-failure -j "$(nproc)")
 
 if [ "${TAPEGRAD_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== build with ASan + UBSan and run the unit tests"
+  echo "== build with ASan + UBSan and run the unit and fuzz tests"
   TAPEGRAD_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DTAPEGRAD_SANITIZE=ON -DTAPEGRAD_BUILD_EXAMPLES=OFF
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j "$(nproc)" -L unit)
+     ctest --output-on-failure -j "$(nproc)" -L 'unit|fuzz')
 fi
 echo "== all tests passed"

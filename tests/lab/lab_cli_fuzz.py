@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Fuzz test of the tapegrad-depth command line.
 
-    lab_cli_fuzz.py TAPEGRAD_DEPTH WORK_DIR [--cases N] [--seed S]
+    lab_cli_fuzz.py TAPEGRAD_DEPTH WORK_DIR [--cases N] [--seed S] [--memory-gib G]
 
 Random argument lists (numbers of every sign and size, words that are not numbers,
 unknown options, repeated options, shard strings such as 3/2, -1/4, a/b, the merge
 subcommand with folders that exist or not), from a fixed seed, each run in a fresh
 copy of a folder holding finished runs. Every invocation must:
   - exit 0, 1 or 2 (never a signal, an abort or an uncaught exception) within
-    TIMEOUT_SECONDS and under a MEMORY_BYTES address-space limit;
+    TIMEOUT_SECONDS and under an address-space limit of --memory-gib (default 2;
+    0: none, for AddressSanitizer builds, which reserve terabytes of address space);
   - if it exits non-zero, leave the finished runs (runs/, sweep.json, the CSVs) as
     they were; if it exits 2, also create no file or folder;
   - if it exits 0 with --resume on the finished folder, keep every finished run.
@@ -25,7 +26,7 @@ import subprocess
 import sys
 
 TIMEOUT_SECONDS = 30
-MEMORY_BYTES = 2 << 30
+memory_bytes = 2 << 30
 
 # The finished sweep every case starts from: 2 placements x 2 depths x 2 warmups = 8 runs.
 TINY = ["--placements", "post,rezero", "--depths", "1,3", "--lrs", "0.01", "--warmups", "0,5", "--widths", "4",
@@ -103,7 +104,8 @@ def tree_digest(path):
 
 
 def limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    if memory_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
 
 def run(binary, args, cwd):
@@ -126,7 +128,10 @@ def main():
     parser.add_argument("work")
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--memory-gib", type=int, default=2)
     o = parser.parse_args()
+    global memory_bytes
+    memory_bytes = o.memory_gib << 30
     binary = os.path.abspath(o.binary)
     template, case_dir = os.path.join(o.work, "template"), os.path.join(o.work, "case")
     make_template(binary, template)
@@ -160,7 +165,7 @@ def main():
             for run_id in os.listdir(os.path.join(template, "done", "runs")):
                 if tree_digest(os.path.join(runs, run_id)) != tree_digest(os.path.join(template, "done", "runs", run_id)):
                     sys.exit("FAIL: %s (a resume) changed the finished run %s" % (where, run_id))
-        if "terminate called" in err or "Sanitizer" in err:
+        if "terminate called" in err or "Sanitizer" in err or "runtime error:" in err:
             sys.exit("FAIL: %s:\n%s" % (where, err))
     shutil.rmtree(case_dir, ignore_errors=True)
     print("%d argument lists: %d exited 0, %d exited 1, %d exited 2" % (o.cases, exits[0], exits[1], exits[2]))

@@ -18,12 +18,18 @@ foreach(case determinism shard_merge resume damaged interrupt bad_args dump plot
 endforeach()
 
 # The command line fuzzed: random argument lists against a folder of finished runs (lab_cli_fuzz.py says what
-# it checks). A fixed seed and a fixed number of cases, so that it runs the same every time.
+# it checks). A fixed seed and a fixed number of cases, so that it runs the same every time. Label fuzz: the
+# sanitizer pass of scripts/test.sh runs it too, there without the address-space limit (ASan reserves terabytes).
 find_program(TAPEGRAD_PYTHON3 python3)
 if(TAPEGRAD_PYTHON3)
+  if(TAPEGRAD_SANITIZE)
+    set(lab_fuzz_memory_gib 0)
+  else()
+    set(lab_fuzz_memory_gib 2)
+  endif()
   add_test(NAME lab.cli.fuzz
     COMMAND ${TAPEGRAD_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/lab_cli_fuzz.py $<TARGET_FILE:tapegrad-depth>
-            ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/fuzz --cases 200)
+            ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/fuzz --cases 200 --memory-gib ${lab_fuzz_memory_gib})
   set_tests_properties(lab.cli.fuzz PROPERTIES
     PASS_REGULAR_EXPRESSION "PASS: fuzz"
     FAIL_REGULAR_EXPRESSION "FAIL:"
