@@ -56,6 +56,19 @@ std::string manifest_line(const std::string& name, const std::string& content) {
   return name + ' ' + std::to_string(count_rows(content)) + ' ' + hex(stable_hash(content)) + '\n';
 }
 
+// What is wrong with a file against its manifest line "<name> <rows> <checksum>"; "" if nothing.
+std::string mismatch(const std::string& name, const std::string& manifest_entry, const std::string& content) {
+  if (manifest_entry + '\n' == manifest_line(name, content)) return "";
+  std::istringstream fields(manifest_entry);
+  std::string listed;
+  std::size_t rows = 0;
+  fields >> listed >> rows;
+  if (listed != name) return std::string(kManifestFile) + " is damaged (expected a line for " + name + ")";
+  if (rows != count_rows(content))
+    return name + ": " + std::to_string(count_rows(content)) + " rows, the manifest says " + std::to_string(rows);
+  return name + ": its checksum does not match the manifest (changed since it was written)";
+}
+
 // A number of run.csv, or an error naming the file, line and column.
 double number_field(const std::string& text, const std::string& file, const char* column) {
   std::size_t used = 0;
@@ -114,24 +127,12 @@ RunCheck check_run(const std::string& out, const RunConfig& c) {
     return damaged(std::string(kManifestFile) + " is missing (an unfinished run, or one written before manifests)");
   try {
     std::istringstream manifest(read_file((dir / kManifestFile).string()));
-    std::string line, expected;
+    std::string line;
     for (const char* name : kRowFiles) {
       if (!std::getline(manifest, line)) return damaged(std::string(kManifestFile) + " lists no " + name);
-      const fs::path file = dir / name;
-      if (!fs::exists(file, ec)) return damaged(std::string(name) + " is missing");
-      const std::string content = read_file(file.string());
-      expected = manifest_line(name, content);
-      if (line + '\n' != expected) {
-        std::istringstream fields(line);
-        std::string listed;
-        std::size_t rows = 0;
-        fields >> listed >> rows;
-        if (listed != name) return damaged(std::string(kManifestFile) + " is damaged (expected a line for " + name + ")");
-        if (rows != count_rows(content))
-          return damaged(std::string(name) + ": " + std::to_string(count_rows(content)) + " rows, the manifest says " +
-                         std::to_string(rows));
-        return damaged(std::string(name) + ": its checksum does not match the manifest (changed since it was written)");
-      }
+      if (!fs::exists(dir / name, ec)) return damaged(std::string(name) + " is missing");
+      const std::string problem = mismatch(name, line, read_file((dir / name).string()));
+      if (!problem.empty()) return damaged(problem);
     }
   } catch (const Error& e) {
     return damaged(e.what());
