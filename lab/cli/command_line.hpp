@@ -4,6 +4,10 @@
 //
 // Counts are read as signed numbers so that "--depths -4" is seen as −4 and refused
 // (check_command_line), not wrapped around to 18446744073709551612.
+//
+// A new option (e.g. --arch): a field here, its declaration in command_line.cpp, its
+// check in check_command_line.cpp; a swept setting also gets an axis in SweepGrid
+// (sweep.hpp) and a field in RunConfig (run_config.hpp).
 
 #include <optional>
 #include <string>
