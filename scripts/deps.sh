@@ -3,7 +3,10 @@
 #   scripts/deps.sh build|test|lab|kernel|notebook
 # As root it installs what is missing (apt-get update once, then apt-get install);
 # otherwise it prints the exact command to run and exits with status 1.
+# If another apt/dpkg holds the lock (unattended-upgrades, a second deps.sh), it waits for
+# it, up to $TAPEGRAD_APT_LOCK_TIMEOUT seconds (default 600), instead of failing.
 set -euo pipefail
+lock_timeout="${TAPEGRAD_APT_LOCK_TIMEOUT:-600}"
 
 build=(cmake make g++ pkg-config libxtensor-dev libxtensor-blas-dev libopenblas-dev
        catch2 libcli11-dev nlohmann-json3-dev ccache)
@@ -34,8 +37,15 @@ done
 if [ "$(id -u)" -eq 0 ]; then
   echo "== installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # apt-get install waits for the dpkg lock by itself (DPkg::Lock::Timeout); apt-get update
+  # does not wait for the lists lock (apt 2.6), so it is retried while that lock is held.
+  waited=0
+  until log=$(apt-get -o DPkg::Lock::Timeout="$lock_timeout" update -qq 2>&1); do
+    if ! grep -q "Could not get lock" <<<"$log" || [ "$waited" -ge "$lock_timeout" ]; then echo "$log" >&2; exit 1; fi
+    [ "$waited" -eq 0 ] && echo "== another apt/dpkg holds the lock; waiting for it (up to $lock_timeout s)" >&2
+    sleep 2; waited=$((waited + 2))
+  done
+  apt-get -o DPkg::Lock::Timeout="$lock_timeout" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
   echo "tapegrad needs these Debian packages; install them with:" >&2
   echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2

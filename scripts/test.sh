@@ -3,7 +3,7 @@
 #   1. the whole suite (unit tests, notebooks in Jupyter through the kernel, gdb/lldb recipes, CLI,
 #      cluster scripts, docs) on the normal build;
 #   2. the unit tests (and the gdb tests, which must say SKIPPED there) on a Release build;
-#   3. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+#   3. the unit tests and the fuzz tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Set TAPEGRAD_SKIP_RELEASE=1 / TAPEGRAD_SKIP_SANITIZERS=1 to skip step 2 / 3 while iterating.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -32,9 +32,9 @@ if [ "${TAPEGRAD_SKIP_RELEASE:-0}" != 1 ]; then
 fi
 
 if [ "${TAPEGRAD_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== build with ASan + UBSan and run the unit tests"
+  echo "== build with ASan + UBSan and run the unit and fuzz tests"
   TAPEGRAD_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DTAPEGRAD_SANITIZE=ON -DTAPEGRAD_BUILD_EXAMPLES=OFF
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j "$(nproc)" -L unit)
+     ctest --output-on-failure -j "$(nproc)" -L 'unit|fuzz')
 fi
 echo "== all tests passed"

@@ -1,7 +1,8 @@
 #pragma once
 // Everything in one include. The layers, bottom up:
-//   autograd (tensor, tape, backward) -> ops -> nn -> optim -> experiments,
+//   autograd (tensor, tape, backward) -> ops -> nn -> optim,
 //   with debug/ (gradcheck, anomaly mode, tape views, notebook display) beside them.
+// The depth-stability lab is an application on this library (lab/), not part of it.
 
 // Printing needs nothing more: a Tensor's value() and grad() are xt::xarray, printed by
 // xtensor's own operator<< (xio.hpp), so it comes with this header (a second operator<< for
@@ -49,9 +50,3 @@
 #include "tapegrad/optim/optimizer.hpp"
 #include "tapegrad/optim/schedule.hpp"
 #include "tapegrad/optim/sgd.hpp"
-#include "tapegrad/experiments/depth_model.hpp"
-#include "tapegrad/experiments/depth_run.hpp"
-#include "tapegrad/experiments/replay.hpp"
-#include "tapegrad/experiments/run_config.hpp"
-#include "tapegrad/experiments/sweep.hpp"
-#include "tapegrad/experiments/teacher_task.hpp"
