@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tapegrad/tapegrad.hpp"
-#include "tapegrad/experiments/depth_model.hpp"
+#include "tapegrad/lab/depth_model.hpp"
 
 namespace bench {
 
@@ -17,9 +17,9 @@ using tapegrad::Tensor;
 // One training step of the depth-lab model (DepthModel): forward, cross_entropy,
 // backward, Adam step, on a fixed random batch.
 struct TrainStep {
-  tapegrad::experiments::RunConfig config;
+  tapegrad::lab::RunConfig config;
   tapegrad::Generator gen{0};
-  std::unique_ptr<tapegrad::experiments::DepthModel> model;
+  std::unique_ptr<tapegrad::lab::DepthModel> model;
   std::unique_ptr<tapegrad::optim::Adam> adam;
   Array x;
   std::vector<std::int64_t> y;
@@ -30,7 +30,7 @@ struct TrainStep {
     config.d = d;
     config.batch = batch;
     config.train_size = std::max<std::size_t>(config.train_size, batch);
-    model = std::make_unique<tapegrad::experiments::DepthModel>(config, gen);
+    model = std::make_unique<tapegrad::lab::DepthModel>(config, gen);
     adam = std::make_unique<tapegrad::optim::Adam>(model->parameters());
     x = gen.randn({batch, config.d_in});
     for (std::size_t i = 0; i < batch; ++i) y.push_back(static_cast<std::int64_t>(gen.integer(config.classes)));

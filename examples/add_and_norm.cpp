@@ -3,7 +3,8 @@
 // layer_norm, so its tape shows the two entries; gradcheck confirms the
 // backward of both together.
 //
-// In gdb: `break normalize_kernel.hpp:tapegrad::kernels::normalize_backward` stops in its backward.
+// In gdb: `start`, then `break tapegrad::layer_norm_backward` stops in its backward (as in
+// tools/gdb/recipes/layer_norm_stop.gdb, which tools/gdb/README.md shows).
 #include <iostream>
 
 #include <xtensor/xio.hpp>

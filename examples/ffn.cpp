@@ -2,12 +2,10 @@
 // forward and backward, with the tape and gradient norms. The module runs the fused
 // op feed_forward (src/ops/feed_forward.cpp): one tape entry, its backward written out.
 //
-// In gdb: `p ffn.fc1->weight` shows the (hidden, d) weight; `tapegrad-table`
-// after loss.backward(true) shows the norms below. To stop in the FFN's backward
-// (debug build; `skip` keeps `step` out of std::function's own frames):
-//   skip -gfi /usr/include/c++/*/bits/*
-//   rbreak ^std::_Function_handler<.*tapegrad::feed_forward.*_M_invoke
-//   continue, then step: you are in the lambda (dy, e), which makes dW2, da, dh, dW1, dx in order.
+// In gdb: tools/gdb/recipes/ffn_stop.gdb (shown and tested in tools/gdb/README.md):
+// `start`, `break feed_forward.cpp:tapegrad::feed_forward_backward`, `continue` stops in
+// the FFN's backward (dy, x, w1, b1, w2, b2, saved), which makes dW2, da, dh, dW1, dx in
+// order; `frame function main` and `p ffn` show the module with its parameters' norms.
 #include <iostream>
 
 #include <xtensor/xio.hpp>

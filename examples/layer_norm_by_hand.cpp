@@ -7,9 +7,10 @@
 //   rstd      = 1 / sqrt(σ² + eps)              ≈ 1.2247
 //   y         = x̂₀ · rstd · γ + β               ≈ [-1.2247, 0, 1.2247]
 //
-// In gdb (debug preset): `break normalize_kernel.hpp:tapegrad::kernels::normalize_backward` stops in
-// the fused backward; `p tapegrad::tape()` shows the by-hand tape (10 entries)
-// next to the single layer_norm entry.
+// In gdb: tools/gdb/recipes/layer_norm_stop.gdb (shown and tested in tools/gdb/README.md):
+// `start`, `break tapegrad::layer_norm_backward`, `continue` stops in the fused backward
+// with dy = [1, 2, 4] and saved.stats (mean 4, var 2/3, rstd 1.2247); `p $tape()` there
+// shows the fused tape (layer_norm, mul, sum): the by-hand one was released by its backward.
 #include <iomanip>
 #include <iostream>
 

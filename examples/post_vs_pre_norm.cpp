@@ -10,8 +10,9 @@
 // LayerNorm down to x unchanged. With two blocks the effect is small; it grows
 // with depth.
 //
-// In gdb: `break normalize_kernel.hpp:tapegrad::kernels::normalize_backward`, then `bt` shows which
-// block's LayerNorm is being differentiated; `p tapegrad::tape()` the whole stack.
+// In gdb: `start`, `break tapegrad::layer_norm_backward`, `continue`; then `p $entry()` shows
+// which LayerNorm entry is being differentiated and `p $tape()` the whole stack (see
+// tools/gdb/recipes/layer_norm_stop.gdb, shown in tools/gdb/README.md).
 #include <iostream>
 
 #include <xtensor/xio.hpp>

@@ -4,17 +4,15 @@
 //   ./tape_walkthrough            the walkthrough
 //   ./tape_walkthrough --dot      only the graph, for: ./tape_walkthrough --dot | dot -Tsvg > tape.svg
 //
-// Step through it in gdb (tools/gdb/README.md has the full session):
-//   cd build-debug && gdb -iex "add-auto-load-safe-path $PWD" examples/tape_walkthrough
-//   (gdb) break main
-//   (gdb) run
-//   (gdb) next                    ... until the forward is done, then:
-//   (gdb) p x                     Tensor(name='x', shape=(2, 3), value=[[1, -2, 3], [-1, 0.5, 2]], ...)
-//   (gdb) p tapegrad::tape()      the entries recorded so far
-//   (gdb) rbreak ^std::_Function_handler<.*tapegrad::relu.*_M_invoke
-//   (gdb) continue                 stops at the call into relu's backward lambda during loss.backward()
-//   (gdb) step                     into the lambda (debug build)
-//   (gdb) p e                      the tape entry being differentiated;  p dy  the incoming gradient
+// Step through it in gdb: tools/gdb/recipes/walkthrough.gdb is the session that
+// tools/gdb/README.md shows (and ctest runs):
+//   cd build-debug && gdb -q -iex "add-auto-load-safe-path $PWD" examples/tape_walkthrough
+//   (gdb) start
+//   (gdb) next 3                               the leaves x, w, b
+//   (gdb) p x                                  Tensor(name='x', shape=(2, 3), value=[[1, -2, 3], [-1, 0.5, 2]], ...)
+//   (gdb) break matmul.cpp:tapegrad::matmul_backward
+//   (gdb) continue                             during loss.backward(): dy, the inputs a and b
+//   (gdb) p $tape()                            the entries recorded
 #include <cstring>
 #include <iostream>
 

@@ -6,4 +6,4 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/deps.sh" lab
 TAPEGRAD_BUILD_DIR="$root/build" TAPEGRAD_BUILD_TARGET=tapegrad-depth "$root/scripts/build.sh"
 # Results go to results/depth (relative to where you run this); see --help for the options.
-exec "$root/build/src/apps/tapegrad-depth" "$@"
+exec "$root/build/lab/tapegrad-depth" "$@"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Quick start command 2: installs what is missing, builds, runs every test.
-#   1. the whole suite (unit tests, notebooks through clang-repl-22, gdb printers, CLI) on the normal build;
-#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
-# Set TAPEGRAD_SKIP_SANITIZERS=1 to skip step 2 while iterating.
+#   1. the whole suite (unit tests, notebooks in Jupyter through the kernel, gdb/lldb recipes, CLI,
+#      cluster scripts, docs) on the normal build;
+#   2. the unit tests (and the gdb tests, which must say SKIPPED there) on a Release build;
+#   3. the unit tests and the fuzz tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Set TAPEGRAD_SKIP_RELEASE=1 / TAPEGRAD_SKIP_SANITIZERS=1 to skip step 2 / 3 while iterating.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/deps.sh" test
@@ -21,10 +23,18 @@ if [ "$cases" != "$registered" ]; then
 fi
 (cd "$root/build" && ctest --output-on-failure -j "$(nproc)")
 
+if [ "${TAPEGRAD_SKIP_RELEASE:-0}" != 1 ]; then
+  # A second build type, as packagers build it: no debug information. The unit tests must
+  # pass and the gdb tests must report SKIPPED (not fail). Examples off: less to build.
+  echo "== build Release (no -g) and run the unit and gdb tests"
+  TAPEGRAD_BUILD_DIR="$root/build-release" "$root/scripts/build.sh" -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_BUILD_EXAMPLES=OFF
+  (cd "$root/build-release" && ctest --output-on-failure -j "$(nproc)" -L 'unit|gdb')
+fi
+
 if [ "${TAPEGRAD_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== build with ASan + UBSan and run the unit tests"
+  echo "== build with ASan + UBSan and run the unit and fuzz tests"
   TAPEGRAD_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DTAPEGRAD_SANITIZE=ON -DTAPEGRAD_BUILD_EXAMPLES=OFF
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j "$(nproc)" -L unit)
+     ctest --output-on-failure -j "$(nproc)" -L 'unit|fuzz')
 fi
 echo "== all tests passed"

@@ -5,7 +5,7 @@
     /usr/bin/python3 tools/replay_torch.py DIR            # prints the largest relative difference
     /usr/bin/python3 tools/replay_torch.py DIR --write    # also writes DIR/torch_losses.npy
 
-The record (see include/tapegrad/experiments/replay.hpp) holds config.json, the initial
+The record (see lab/include/tapegrad/lab/replay.hpp) holds config.json, the initial
 parameters as <state_dict key>.npy, the train set x.npy / y.npy, the minibatch indices
 batches.npy (steps x batch) and tapegrad's losses.npy. This script builds the same model
 with torch.nn modules of the same names, loads the parameters, and trains it on the same

@@ -20,6 +20,7 @@ Everything is float64 with a fixed seed. Per case, the files are
 The test copies param.* and buffer.* into the tapegrad module by name, so the
 names double as a check that tapegrad's state_dict keys are PyTorch's.
 """
+import math
 import os
 import shutil
 
@@ -69,13 +70,18 @@ class FFN(nn.Module):
 
 
 class ResidualBlock(nn.Module):
-    """tapegrad's nn::ResidualBlock, children "ffn", "norm", "norm_out", parameter "alpha"."""
+    """tapegrad's nn::ResidualBlock, children <sublayer_name>, "norm", "norm_out", parameter "alpha".
 
-    def __init__(self, placement, d, hidden, deepnorm_alpha=1.0):
+    The sublayer is an FFN(d, hidden, "relu") unless given; it is built before anything else, so the
+    random draws stay in the same order."""
+
+    def __init__(self, placement, d, hidden, deepnorm_alpha=1.0, sublayer=None, sublayer_name="ffn"):
         super().__init__()
         self.placement = placement
         self.deepnorm_alpha = deepnorm_alpha
-        self.ffn = FFN(d, hidden, "relu")
+        sublayer = sublayer if sublayer is not None else FFN(d, hidden, "relu")
+        self.sublayer_name = sublayer_name  # ResidualBlockOptions::sublayer_name
+        setattr(self, self.sublayer_name, sublayer)
         if placement in ("post", "pre", "deepnorm", "sandwich"):
             self.norm = nn.LayerNorm(d, eps=LN_EPS)
         if placement == "sandwich":
@@ -84,19 +90,19 @@ class ResidualBlock(nn.Module):
             self.alpha = nn.Parameter(torch.full((1,), REZERO_ALPHA))
 
     def forward(self, x):
-        p = self.placement
+        p, f = self.placement, getattr(self, self.sublayer_name)
         if p == "post":
-            return self.norm(x + self.ffn(x))
+            return self.norm(x + f(x))
         if p == "pre":
-            return x + self.ffn(self.norm(x))
+            return x + f(self.norm(x))
         if p == "deepnorm":
-            return self.norm(self.deepnorm_alpha * x + self.ffn(x))
+            return self.norm(self.deepnorm_alpha * x + f(x))
         if p == "rezero":
-            return x + self.alpha * self.ffn(x)
+            return x + self.alpha * f(x)
         if p == "sandwich":
-            return x + self.norm_out(self.ffn(self.norm(x)))
+            return x + self.norm_out(f(self.norm(x)))
         if p == "none":
-            return x + self.ffn(x)
+            return x + f(x)
         raise ValueError(p)
 
 
@@ -196,6 +202,123 @@ def main():
                 block.ffn.fc1.weight.mul_(deepnorm_beta)
                 block.ffn.fc2.weight.mul_(deepnorm_beta)
         write_case("residual_" + placement, block, torch.randn(B, S, D))
+
+    # After the cases above, so that theirs keep their random draws.
+    attention_cases()
+
+
+# ---- attention, embeddings, Transformer blocks (tests/parity: [attention], [embedding], [transformer]) ----
+#   sdpa, sdpa_causal        the formula written out (torch 1.13 has no F.scaled_dot_product_attention):
+#                            input = q (2, 3, 5, 4); k, v saved as "parameters" k (2, 3, 5, 4), v (2, 3, 5, 6)
+#   sdpa_causal_rect         3-D, 3 queries and 5 keys, the mask aligned top left as PyTorch's is_causal
+#   self_attention[_causal]  nn.MultiheadAttention(8, 2, batch_first=True) on (x, x, x)
+#   embedding                nn.Embedding(10, 8); the input is the indices (as float64), no grad_input
+#   transformer_<placement>  attention then FFN, each in the placement (nn::TransformerBlock)
+
+ATTENTION_B, ATTENTION_S, HEADS = 2, 5, 2
+NUM_EMBEDDINGS = 10
+
+
+def sdpa(q, k, v, causal):
+    """softmax(q kᵀ / √Dh + mask) v, the masked scores at −∞."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        allowed = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril()
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+class AttentionOp(nn.Module):
+    """The op with k and v as 'parameters', so that write_case saves them and their gradients."""
+
+    def __init__(self, k, v, causal):
+        super().__init__()
+        self.k = nn.Parameter(k)
+        self.v = nn.Parameter(v)
+        self.causal = causal
+
+    def forward(self, q):
+        return sdpa(q, self.k, self.v, self.causal)
+
+
+class SelfAttention(nn.MultiheadAttention):
+    """mha(x, x, x) with PyTorch's parameter names: tapegrad's nn::SelfAttention."""
+
+    def __init__(self, d, heads, causal):
+        super().__init__(d, heads, batch_first=True)
+        self.causal = causal
+
+    def forward(self, x):
+        mask = None
+        if self.causal:  # True = may not attend: keys after the query
+            mask = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool).triu(1)
+        return super().forward(x, x, x, need_weights=False, attn_mask=mask)[0]
+
+
+class TransformerBlock(nn.Module):
+    """tapegrad's nn::TransformerBlock: children "attn" and "ffn", each a ResidualBlock."""
+
+    def __init__(self, placement, causal=False):
+        super().__init__()
+        alpha = (2 * DEEPNORM_BLOCKS) ** 0.25
+        attention, ffn = SelfAttention(D, HEADS, causal), FFN(D, H, "relu")
+        self.attn = ResidualBlock(placement, D, H, alpha, sublayer=attention, sublayer_name="self_attn")
+        self.ffn = ResidualBlock(placement, D, H, alpha, sublayer=ffn)
+        if placement == "deepnorm":  # DeepNet: β on W_v, W_out and the FFN's weights, not on W_q, W_k
+            beta = (8 * DEEPNORM_BLOCKS) ** -0.25
+            with torch.no_grad():
+                attention.in_proj_weight[2 * D:].mul_(beta)
+                attention.out_proj.weight.mul_(beta)
+                ffn.fc1.weight.mul_(beta)
+                ffn.fc2.weight.mul_(beta)
+
+    def forward(self, x):
+        return self.ffn(self.attn(x))
+
+
+def randomize_attention(module):
+    """randomize_norms, and attention biases away from MultiheadAttention's zeros, so that a misplaced one shows."""
+    randomize_norms(module)
+    with torch.no_grad():
+        for m in module.modules():
+            if isinstance(m, nn.MultiheadAttention):
+                m.in_proj_bias.copy_(0.5 * torch.randn_like(m.in_proj_bias))
+                m.out_proj.bias.copy_(0.5 * torch.randn_like(m.out_proj.bias))
+    return module
+
+
+def write_embedding_case():
+    """Indices are not differentiable, so this case has no grad_input (write_case's x requires grad)."""
+    emb = nn.Embedding(NUM_EMBEDDINGS, D)
+    indices = torch.tensor([[0, 3, 3, 9, 1], [9, 3, 2, 0, 0]])  # repeats: their gradients must add up
+    y = emb(indices)
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    directory = os.path.join(OUT, "embedding")
+    os.makedirs(directory)
+    files = {"input": indices.to(torch.float64), "dy": dy, "output": y, "param.weight": emb.weight,
+             "grad.weight": emb.weight.grad}
+    for key, value in files.items():
+        np.save(os.path.join(directory, key + ".npy"), np.asarray(value.detach().numpy(), dtype="<f8"))
+    print(f"{'embedding':24s} {len(files):3d} files, y {tuple(y.shape)}")
+
+
+def attention_cases():
+    """The attention, embedding and Transformer-block cases (B, S, D, heads = 2, 5, 8, 2)."""
+    B, S = ATTENTION_B, ATTENTION_S
+    for name, causal in (("sdpa", False), ("sdpa_causal", True)):
+        op = AttentionOp(torch.randn(B, 3, S, 4), torch.randn(B, 3, S, 6), causal)
+        write_case(name, op, torch.randn(B, 3, S, 4))
+    write_case("sdpa_causal_rect", AttentionOp(torch.randn(B, 5, 4), torch.randn(B, 5, 4), True), torch.randn(B, 3, 4))
+
+    for name, causal in (("self_attention", False), ("self_attention_causal", True)):
+        write_case(name, randomize_attention(SelfAttention(D, HEADS, causal)), torch.randn(B, S, D))
+
+    write_embedding_case()
+
+    for placement in ("post", "pre", "deepnorm", "rezero", "sandwich", "none"):
+        write_case("transformer_" + placement, randomize_attention(TransformerBlock(placement)), torch.randn(B, S, D))
+    write_case("transformer_pre_causal", randomize_attention(TransformerBlock("pre", causal=True)), torch.randn(B, S, D))
 
 
 if __name__ == "__main__":

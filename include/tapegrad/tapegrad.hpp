@@ -1,7 +1,15 @@
 #pragma once
 // Everything in one include. The layers, bottom up:
-//   autograd (tensor, tape, backward) -> ops -> nn -> optim -> experiments,
+//   autograd (tensor, tape, backward) -> ops -> nn -> optim,
 //   with debug/ (gradcheck, anomaly mode, tape views, notebook display) beside them.
+// The depth-stability lab is an application on this library (lab/), not part of it.
+
+// Printing needs nothing more: a Tensor's value() and grad() are xt::xarray, printed by
+// xtensor's own operator<< (xio.hpp), so it comes with this header (a second operator<< for
+// Array in tapegrad would be ambiguous with it wherever both are seen). The library's own
+// headers leave xio.hpp out: it is heavy, and they do not print arrays.
+#include <iostream>
+#include <xtensor/xio.hpp>
 
 #include "tapegrad/debug/anomaly.hpp"
 #include "tapegrad/autograd/error.hpp"
@@ -12,15 +20,22 @@
 #include "tapegrad/autograd/tensor.hpp"
 #include "tapegrad/debug/display.hpp"
 #include "tapegrad/ops/activation.hpp"
+#include "tapegrad/ops/attention.hpp"
+#include "tapegrad/ops/batched_matmul.hpp"
 #include "tapegrad/ops/elementwise.hpp"
+#include "tapegrad/ops/embedding.hpp"
 #include "tapegrad/ops/feed_forward.hpp"
 #include "tapegrad/ops/linear.hpp"
+#include "tapegrad/ops/residual.hpp"
 #include "tapegrad/ops/loss.hpp"
 #include "tapegrad/ops/matmul.hpp"
+#include "tapegrad/ops/narrow.hpp"
 #include "tapegrad/ops/normalization.hpp"
 #include "tapegrad/ops/reduce.hpp"
 #include "tapegrad/ops/shape.hpp"
 #include "tapegrad/ops/softmax.hpp"
+#include "tapegrad/nn/attention.hpp"
+#include "tapegrad/nn/embedding.hpp"
 #include "tapegrad/nn/ffn.hpp"
 #include "tapegrad/nn/init.hpp"
 #include "tapegrad/nn/linear.hpp"
@@ -28,15 +43,10 @@
 #include "tapegrad/nn/normalization.hpp"
 #include "tapegrad/nn/residual_block.hpp"
 #include "tapegrad/nn/sequential.hpp"
+#include "tapegrad/nn/transformer_block.hpp"
 #include "tapegrad/optim/adam.hpp"
 #include "tapegrad/optim/checkpoint.hpp"
 #include "tapegrad/optim/clip.hpp"
 #include "tapegrad/optim/optimizer.hpp"
 #include "tapegrad/optim/schedule.hpp"
 #include "tapegrad/optim/sgd.hpp"
-#include "tapegrad/experiments/depth_model.hpp"
-#include "tapegrad/experiments/depth_run.hpp"
-#include "tapegrad/experiments/replay.hpp"
-#include "tapegrad/experiments/run_config.hpp"
-#include "tapegrad/experiments/sweep.hpp"
-#include "tapegrad/experiments/teacher_task.hpp"

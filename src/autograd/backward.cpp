@@ -45,7 +45,7 @@ bool is_a_grad_on_tape(const Array& seed, const Tape& t) {
   return false;
 }
 
-void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
+void check_root(const Tensor& root, const Array& seed) {
   if (!root.defined()) throw AutogradError("backward: the tensor is undefined (default-constructed)");
   const TensorImpl& r = *root.impl_;
   if (!r.requires_grad)
@@ -54,48 +54,86 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
   if (!xt::same_shape(seed.shape(), r.value.shape()))
     throw ShapeError("backward: grad_output has shape " + shape_str(seed.shape()) + " but " + root.label() +
                      " has shape " + shape_str(r.value.shape()) + "; they must be equal");
+}
 
-  if (r.tape_index < 0) {  // a leaf: its gradient is the seed itself
-    root.accumulate_grad(seed);
-    return;
-  }
-  Tape& t = tape();
+void check_graph_not_released(const Tensor& root, const Tape& t) {
+  const TensorImpl& r = *root.impl_;
   if (r.graph_released || r.tape_generation != t.generation)
     throw AutogradError("backward: the graph of " + root.label() + " (output of '" + r.made_by +
                         "') was already released by an earlier backward() or tape().clear(); pass " +
                         "retain_graph=true to the first backward() to call backward() twice");
+}
 
-  std::optional<Array> seed_copy;
-  if (is_a_grad_on_tape(seed, t)) seed_copy = seed;
-  const Array& root_grad = seed_copy ? *seed_copy : seed;
+// dL/d(root), the gradient the walk starts from. A one-value seed (a loss) is stored as
+// the root's grad, so gdb shows grad=1 on the loss; a larger one is handed to the root's
+// backward as it is, since copying it would cost as much as a cheap op (torch does not
+// copy it either), unless the root keeps its grad.
+class RootGradient {
+ public:
+  RootGradient(const Tensor& root, const Array& seed, const Tape& t) : root_(root) {
+    if (is_a_grad_on_tape(seed, t)) copy_ = seed;  // this pass frees or adds to such buffers
+    seed_ = copy_ ? &*copy_ : &seed;
+  }
+  // Before the walk, after the intermediate gradients are freed.
+  void store_if_kept() {
+    stored_ = seed_->size() == 1 || root_.impl_->retains_grad;
+    if (stored_) root_.accumulate_grad(*seed_);
+  }
+  // dL/d(e.output) for the entry at `index`, or null if that output got no gradient
+  // (the entry is not on a path to the root).
+  const Array* grad_output(const TapeEntry& e, long index) const {
+    if (index == root_.impl_->tape_index && !stored_) return seed_;
+    return e.output.impl_->has_grad ? &e.output.impl_->grad : nullptr;
+  }
+
+ private:
+  const Tensor& root_;
+  std::optional<Array> copy_;
+  const Array* seed_;
+  bool stored_ = false;
+};
+
+// Runs the entry's backward, which adds dL/d(input) to each input that requires grad.
+void call_backward(TapeEntry& e, const Array& grad_output, long index) {
+  check_not_modified(e, static_cast<std::size_t>(index));
+  if (is_anomaly_enabled())
+    run_backward_checked(e, grad_output, static_cast<std::size_t>(index));  // throws at the first NaN/Inf
+  else
+    e.backward(grad_output, e);
+}
+
+// After an entry's backward has run, the gradient of its output is complete (every op
+// that used the output comes later on the tape and ran before) and used up: free it, as
+// PyTorch does, unless it is retained or the root's (gdb shows the loss's grad=1
+// throughout). Memory then holds about one layer's gradients at a time. Likewise what
+// the op saved for its backward (captured by the function, e.g. the FFN's hidden layer),
+// unless the graph is kept for another pass: the entry stays, with an empty backward.
+void free_what_was_used(TapeEntry& e, bool is_root, bool retain_graph) {
+  if (!is_root && !e.output.impl_->retains_grad) release_grad(*e.output.impl_);
+  if (!retain_graph) e.backward = nullptr;
+}
+
+// The walk: the tape in reverse from the root's entry, each entry's backward once.
+void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
+  check_root(root, seed);
+  const long root_index = root.impl_->tape_index;
+  if (root_index < 0) {  // a leaf: its gradient is the seed itself
+    root.accumulate_grad(seed);
+    return;
+  }
+  Tape& t = tape();
+  check_graph_not_released(root, t);
+
+  RootGradient dl_droot(root, seed, t);
   free_intermediate_grads(t);
-  // The walk starts at the root's own entry, with the seed as its gradient. A
-  // one-value seed (a loss) is stored as the root's grad, so gdb shows grad=1 on
-  // the loss; a larger one is handed over as it is, since copying it would cost
-  // as much as a cheap op (torch does not copy it either), unless the root keeps its grad.
-  const bool store_seed = root_grad.size() == 1 || r.retains_grad;
-  if (store_seed) root.accumulate_grad(root_grad);
+  dl_droot.store_if_kept();
   try {
-    for (long i = r.tape_index; i >= 0; --i) {
+    for (long i = root_index; i >= 0; --i) {
       TapeEntry& e = t.entries[static_cast<std::size_t>(i)];
-      const bool seed_not_stored = i == r.tape_index && !store_seed;
-      if (!e.output.impl_->has_grad && !seed_not_stored) continue;  // not on a path to the root
-      const Array& grad_output = seed_not_stored ? root_grad : e.output.impl_->grad;
-      check_not_modified(e, static_cast<std::size_t>(i));
-      if (is_anomaly_enabled())
-        run_backward_checked(e, grad_output, static_cast<std::size_t>(i));  // throws at the first NaN/Inf
-      else
-        e.backward(grad_output, e);
-      // This gradient is complete (every op that used the output comes later on the
-      // tape and ran before) and now used up: free it, as PyTorch does, unless it is
-      // retained or the root's (gdb shows the loss's grad=1 throughout). Memory then
-      // holds about one layer's gradients at a time, and malloc hands the freed
-      // buffer, still in cache, to the next op's gradient.
-      if (i != r.tape_index && !e.output.impl_->retains_grad) release_grad(*e.output.impl_);
-      // Likewise what the op saved for its backward (captured by the function, e.g. the
-      // FFN's hidden layer), unless the graph is kept for another pass: PyTorch frees
-      // saved tensors once used. The entry stays on the tape, with an empty backward.
-      if (!retain_graph) e.backward = nullptr;
+      const Array* grad_output = dl_droot.grad_output(e, i);
+      if (!grad_output) continue;
+      call_backward(e, *grad_output, i);
+      free_what_was_used(e, i == root_index, retain_graph);
     }
   } catch (...) {
     // A walk cut short has used up part of the graph: release all of it, so that a
@@ -103,7 +141,7 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
     if (!retain_graph) t.clear();
     throw;
   }
-  if (!r.retains_grad) release_grad(*root.impl_);  // the other intermediates went in the walk
+  if (!root.impl_->retains_grad) release_grad(*root.impl_);  // the other intermediates went in the walk
   if (!retain_graph) t.clear();
 }
 

@@ -152,6 +152,8 @@ std::string Tensor::to_string() const {
   return out.str();
 }
 
+std::ostream& operator<<(std::ostream& out, const Tensor& t) { return out << t.to_string(); }
+
 void Tensor::accumulate_grad(const Array& g) const {
   TensorImpl& t = checked_impl("accumulate_grad");
   if (!t.requires_grad) return;

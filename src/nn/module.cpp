@@ -69,6 +69,11 @@ void Module::train(bool mode) {
   for (auto& [name, child] : children_) child->train(mode);
 }
 
+void Module::use_composed(bool composed) {
+  composed_ = composed;
+  for (auto& [name, child] : children_) child->use_composed(composed);
+}
+
 void Module::zero_grad() {
   for (Tensor& t : parameters()) t.zero_grad();
 }

@@ -15,7 +15,10 @@ LayerNorm::LayerNorm(Shape shape, double eps_, bool elementwise_affine, bool has
   }
 }
 
-Tensor LayerNorm::forward(const Tensor& x) { return layer_norm(x, normalized_shape, weight, bias, eps); }
+Tensor LayerNorm::forward(const Tensor& x) {
+  if (is_composed()) return composed::layer_norm(x, normalized_shape, weight, bias, eps);
+  return layer_norm(x, normalized_shape, weight, bias, eps);
+}
 
 std::string LayerNorm::extra_repr() const {
   std::ostringstream out;
@@ -28,7 +31,10 @@ RMSNorm::RMSNorm(Shape shape, std::optional<double> eps_, bool elementwise_affin
   if (elementwise_affine) weight = register_parameter("weight", ones(normalized_shape));
 }
 
-Tensor RMSNorm::forward(const Tensor& x) { return rms_norm(x, normalized_shape, weight, eps); }
+Tensor RMSNorm::forward(const Tensor& x) {
+  if (is_composed()) return composed::rms_norm(x, normalized_shape, weight, eps);
+  return rms_norm(x, normalized_shape, weight, eps);
+}
 
 std::string RMSNorm::extra_repr() const {
   std::ostringstream out;
@@ -54,6 +60,8 @@ Tensor BatchNorm1d::forward(const Tensor& x) {
   // Without running statistics, eval mode also uses the batch's own (PyTorch's rule).
   const bool use_batch_stats = is_training() || !running_mean.defined();
   if (is_training() && running_mean.defined()) num_batches_tracked.mutable_value() += 1.0;
+  if (is_composed())
+    return composed::batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
   return batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
 }
 

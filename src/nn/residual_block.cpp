@@ -5,7 +5,7 @@
 
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/elementwise.hpp"
-#include "tapegrad/ops/linear.hpp"
+#include "tapegrad/ops/residual.hpp"
 
 namespace tapegrad::nn {
 
@@ -53,7 +53,7 @@ ResidualBlock::ResidualBlock(std::shared_ptr<Module> sublayer_, Placement placem
                              const ResidualBlockOptions& options_)
     : Module("ResidualBlock"), placement(placement_), options(options_) {
   if (!sublayer_) throw Error("ResidualBlock: the sublayer is null");
-  sublayer = register_module(sublayer_->type_name() == "FFN" ? "ffn" : "sublayer", sublayer_);
+  sublayer = register_module(options.sublayer_name, sublayer_);
   switch (placement) {
     case Placement::post:
     case Placement::pre:

@@ -8,9 +8,8 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <utility>
 
-#include "tapegrad/autograd/tensor.hpp"
+#include "tapegrad/autograd/tensor.hpp"  // Array
 
 namespace tapegrad::blas {
 
@@ -38,24 +37,6 @@ inline void gemm(Matrix A, bool transpose_a, Matrix B, bool transpose_b, double*
               static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, A.data,
               static_cast<int>(std::max<std::size_t>(A.cols, 1)), B.data, static_cast<int>(std::max<std::size_t>(B.cols, 1)),
               beta, out, static_cast<int>(n));
-}
-
-// t.grad += op(A) @ op(B), for backward functions. The first gradient is the product
-// made in a fresh array of t's shape, which becomes t's gradient; a later one (x of a
-// residual gets one from each branch) is added by BLAS into the gradient it has
-// (beta = 1): no temporary, no separate pass to add it.
-inline void accumulate_product(const Tensor& t, Matrix A, bool transpose_a, Matrix B, bool transpose_b) {
-  if (!t.requires_grad()) return;
-  // (The shape check guards the write: a gradient replaced by hand through
-  // mutable_grad() may not fit; it then takes the general path below.)
-  if (t.has_grad() && xt::same_shape(t.grad().shape(), t.value().shape())) {
-    Tensor handle = t;  // a handle to the same tensor, through which its gradient is written
-    gemm(A, transpose_a, B, transpose_b, handle.mutable_grad().data(), 1.0);
-    return;
-  }
-  Array product = Array::from_shape(t.shape());
-  gemm(A, transpose_a, B, transpose_b, product.data(), 0.0);
-  t.accumulate_grad(std::move(product));
 }
 
 }  // namespace tapegrad::blas

@@ -3,6 +3,7 @@
 #include <xtensor/xshape.hpp>
 
 #include "blas.hpp"
+#include "product_grad.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
 namespace tapegrad {
@@ -35,7 +36,14 @@ Array gemm(const Array& A, const Array& B, bool transpose_a, bool transpose_b) {
   return out;
 }
 
-// ---- y = a @ b, a (..., k), b (k, n):  da = dy @ bᵀ,  db = aᵀ @ dy (a's rows flattened) ----
+// a's leading axes flattened into rows: a (rows, k) @ b (k, n) = y (rows, n).
+struct MatmulShape {
+  std::size_t rows, k, n;
+};
+
+TAPEGRAD_BACKWARD void matmul_backward(const Array& dy, const Tensor& a, const Tensor& b, const MatmulShape& s);
+
+// ---- y = a @ b, a (..., k), b (k, n) ----
 // a, dy and da are read and written in place as (rows, ·) matrices; bᵀ and aᵀ are BLAS flags.
 Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() < 2 || b.dim() != 2)
@@ -48,22 +56,22 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
                      std::to_string(k) + ") == b.shape[0] (" + std::to_string(b.shape()[0]) + ")");
   std::size_t rows = 1;  // a's leading axes flattened (not numel / k: k may be 0)
   for (std::size_t d = 0; d + 1 < as.size(); ++d) rows *= as[d];
-  const std::size_t n = b.shape()[1];
+  const MatmulShape s{rows, k, b.shape()[1]};
 
   Shape out_shape = as;
-  out_shape.back() = n;
+  out_shape.back() = s.n;
   Array y = Array::from_shape(out_shape);
-  blas::gemm(as_matrix(a.value(), rows, k), false, as_matrix(b.value(), k, n), false, y.data(), 0.0);
+  blas::gemm(as_matrix(a.value(), s.rows, s.k), false, as_matrix(b.value(), s.k, s.n), false, y.data(), 0.0);
 
-  return record("matmul", {a, b}, std::move(y), [rows, k, n](const Array& dy, const TapeEntry& e) {
-    const Tensor& a = e.inputs[0];
-    const Tensor& b = e.inputs[1];
-    const blas::Matrix dy2 = as_matrix(dy, rows, n);
-    if (a.requires_grad())
-      blas::accumulate_product(a, dy2, false, as_matrix(b.value(), k, n), true);  // (rows, n) @ (k, n)ᵀ
-    if (b.requires_grad())
-      blas::accumulate_product(b, as_matrix(a.value(), rows, k), true, dy2, false);  // (rows, k)ᵀ @ (rows, n)
-  });
+  return record("matmul", {a, b}, std::move(y),
+                [s](const Array& dy, const TapeEntry& e) { matmul_backward(dy, e.inputs[0], e.inputs[1], s); });
+}
+
+// backward: da = dy @ bᵀ,  db = aᵀ @ dy
+TAPEGRAD_BACKWARD void matmul_backward(const Array& dy, const Tensor& a, const Tensor& b, const MatmulShape& s) {
+  const blas::Matrix dy2 = as_matrix(dy, s.rows, s.n);
+  add_product_to_grad(a, dy2, false, as_matrix(b.value(), s.k, s.n), true);  // (rows, n) @ (k, n)ᵀ
+  add_product_to_grad(b, as_matrix(a.value(), s.rows, s.k), true, dy2, false);  // (rows, k)ᵀ @ (rows, n)
 }
 
 }  // namespace tapegrad

@@ -1,5 +1,6 @@
 // layer_norm, rms_norm, batch_norm: argument checks, then the shared kernel
-// (normalize_kernel.hpp) for forward and backward.
+// (normalize_kernel.hpp: the reference loops or the fast ones) for forward and backward.
+// Each op's named backward (layer_norm_backward, ...) sits right after its forward.
 #include "tapegrad/ops/normalization.hpp"
 
 #include <limits>
@@ -16,6 +17,22 @@ using kernels::Groups;
 using kernels::Layout;
 using kernels::Statistics;
 
+// What a normalization saves for its backward: how x splits into groups, and each
+// group's statistics (mean, var, rstd) with where they came from.
+struct NormalizationSaved {
+  Layout layout;
+  std::vector<GroupStats> stats;
+  Statistics mode;
+};
+
+// The named backward functions, each defined right after its op below.
+void layer_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+                         const NormalizationSaved& saved);
+void rms_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+                       const NormalizationSaved& saved);
+void batch_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+                         const NormalizationSaved& saved);
+
 namespace {
 
 const double* data_or_null(const Tensor& t) { return t.defined() ? t.value().data() : nullptr; }
@@ -26,50 +43,47 @@ void check_param_shape(const char* op, const char* what, const Tensor& p, const 
                      " needs " + shape_str(expected));
 }
 
-// The forward values of one normalization, the statistics it used and where they came from.
-struct Normalized {
-  Array y;
-  std::vector<GroupStats> stats;
-  Statistics mode;
-};
-
-// y = x̂ ⊙ γ + β over the groups of `layout`. `stats` is used as given when the
-// statistics are constant (BatchNorm eval), and computed from x otherwise.
-Normalized normalize_values(const Tensor& x, const Tensor& weight, const Tensor& bias, const Layout& layout,
-                            Statistics mode, double eps, std::vector<GroupStats> stats = {}) {
-  Normalized out{Array::from_shape(x.shape()), std::move(stats), mode};
-  kernels::normalize_forward(x.value().data(), out.y.data(), layout, mode, eps, out.stats, data_or_null(weight),
-                             data_or_null(bias));
-  return out;
+// y = x̂ ⊙ γ + β over the groups of `saved.layout`, by the kernel. The statistics are
+// computed from x into saved.stats, unless constant (BatchNorm eval: given there).
+Array normalize_values(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
+                       NormalizationSaved& saved) {
+  Array y = Array::from_shape(x.shape());
+  kernels::active::normalize_forward(x.value().data(), y.data(), saved.layout, saved.mode, eps, saved.stats,
+                                     data_or_null(weight), data_or_null(bias));
+  return y;
 }
 
-// Records a normalization computed by normalize_values; backward by the shared kernel.
-Tensor record_normalize(const char* op, const Tensor& x, const Tensor& weight, const Tensor& bias, const Layout& layout,
-                        Normalized forward) {
-  // Tape inputs: x, then weight and bias when given.
-  std::vector<Tensor> inputs{x};
-  const bool has_w = weight.defined(), has_b = bias.defined();
-  if (has_w) inputs.push_back(weight);
-  if (has_b) inputs.push_back(bias);
+// dx (written), dγ and dβ (fresh arrays) for the inputs that want them, by the kernel.
+void normalize_gradients(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+                         const NormalizationSaved& saved) {
+  // Flags, not dx.size(): a default-constructed xarray is 0-d with size 1, not empty.
+  const bool want_dx = x.requires_grad(), want_dw = weight && weight->requires_grad(),
+             want_db = bias && bias->requires_grad();
+  Array dx = want_dx ? Array::from_shape(x.shape()) : Array();
+  Array dw = want_dw ? Array(xt::zeros<double>(weight->shape())) : Array();
+  Array db = want_db ? Array(xt::zeros<double>(bias->shape())) : Array();
+  kernels::active::normalize_backward(x.value().data(), dy.data(), saved.layout, saved.stats,
+                                      weight ? weight->value().data() : nullptr, saved.mode,
+                                      want_dx ? dx.data() : nullptr, want_dw ? dw.data() : nullptr,
+                                      want_db ? db.data() : nullptr);
+  if (want_dx) x.accumulate_grad(std::move(dx));
+  if (want_dw) weight->accumulate_grad(std::move(dw));
+  if (want_db) bias->accumulate_grad(std::move(db));
+}
 
-  return record(op, std::move(inputs), std::move(forward.y),
-                [layout, stats = std::move(forward.stats), mode = forward.mode, has_w, has_b](const Array& dy,
-                                                                                             const TapeEntry& e) {
-                  const Tensor& x = e.inputs[0];
-                  const Tensor* w = has_w ? &e.inputs[1] : nullptr;
-                  const Tensor* b = has_b ? &e.inputs[has_w ? 2 : 1] : nullptr;
-                  // Flags, not dx.size(): a default-constructed xarray is 0-d with size 1, not empty.
-                  const bool want_dx = x.requires_grad(), want_dw = w && w->requires_grad(),
-                             want_db = b && b->requires_grad();
-                  Array dx = want_dx ? Array::from_shape(x.shape()) : Array();
-                  Array dw = want_dw ? Array(xt::zeros<double>(w->shape())) : Array();
-                  Array db = want_db ? Array(xt::zeros<double>(b->shape())) : Array();
-                  kernels::normalize_backward(x.value().data(), dy.data(), layout, stats,
-                                              w ? w->value().data() : nullptr, mode, want_dx ? dx.data() : nullptr,
-                                              want_dw ? dw.data() : nullptr, want_db ? db.data() : nullptr);
-                  if (want_dx) x.accumulate_grad(std::move(dx));
-                  if (want_dw) w->accumulate_grad(std::move(dw));
-                  if (want_db) b->accumulate_grad(std::move(db));
+using NormalizationBackward = void (*)(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+                                       const NormalizationSaved& saved);
+
+// Records a normalization: inputs x, then weight and bias when given; the lambda
+// unpacks the entry and calls the op's named backward.
+Tensor record_normalization(const char* op, NormalizationBackward backward, const Tensor& x, const Tensor& weight,
+                            const Tensor& bias, Array y, NormalizationSaved saved) {
+  OpInputs inputs;
+  inputs.add(x);
+  const int weight_slot = inputs.add(weight), bias_slot = inputs.add(bias);
+  return record(op, std::move(inputs.tensors), std::move(y),
+                [backward, weight_slot, bias_slot, saved = std::move(saved)](const Array& dy, const TapeEntry& e) {
+                  backward(dy, e.inputs[0], input_at(e, weight_slot), input_at(e, bias_slot), saved);
                 });
 }
 
@@ -104,23 +118,33 @@ Layout column_layout(const char* op, const Tensor& x) {
 // ---- LayerNorm ----
 // forward:  y = (x − μ)·rstd ⊙ γ + β,  μ and σ² (biased) over the trailing dims, rstd = 1/sqrt(σ² + ε)
 // backward: dx = rstd·(g − mean(g) − x̂·mean(g ⊙ x̂)), g = dy ⊙ γ;  dγ = Σ_rows dy ⊙ x̂;  dβ = Σ_rows dy
+//           (the means over each row; the kernel's reference loops spell it out)
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
-  const Layout layout = trailing_layout("layer_norm", x, normalized_shape);
+  NormalizationSaved saved{trailing_layout("layer_norm", x, normalized_shape), {}, Statistics::centered};
   check_param_shape("layer_norm", "weight", weight, normalized_shape, x);
   check_param_shape("layer_norm", "bias", bias, normalized_shape, x);
-  return record_normalize("layer_norm", x, weight, bias, layout,
-                          normalize_values(x, weight, bias, layout, Statistics::centered, eps));
+  Array y = normalize_values(x, weight, bias, eps, saved);
+  return record_normalization("layer_norm", layer_norm_backward, x, weight, bias, std::move(y), std::move(saved));
+}
+
+TAPEGRAD_BACKWARD void layer_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+                                           const NormalizationSaved& saved) {
+  normalize_gradients(dy, x, weight, bias, saved);
 }
 
 // ---- RMSNorm ----
 // forward:  y = x·r ⊙ γ,  r = 1/sqrt(mean(x²) + ε)
 // backward: dx = r·(g − x̂·mean(g ⊙ x̂)), g = dy ⊙ γ, x̂ = x·r;  dγ = Σ_rows dy ⊙ x̂
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, std::optional<double> eps) {
-  const Layout layout = trailing_layout("rms_norm", x, normalized_shape);
+  NormalizationSaved saved{trailing_layout("rms_norm", x, normalized_shape), {}, Statistics::uncentered};
   check_param_shape("rms_norm", "weight", weight, normalized_shape, x);
-  const double e = eps.value_or(std::numeric_limits<double>::epsilon());
-  return record_normalize("rms_norm", x, weight, Tensor{}, layout,
-                          normalize_values(x, weight, Tensor{}, layout, Statistics::uncentered, e));
+  Array y = normalize_values(x, weight, Tensor{}, eps.value_or(std::numeric_limits<double>::epsilon()), saved);
+  return record_normalization("rms_norm", rms_norm_backward, x, weight, Tensor{}, std::move(y), std::move(saved));
+}
+
+TAPEGRAD_BACKWARD void rms_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+                                         const NormalizationSaved& saved) {
+  normalize_gradients(dy, x, weight, bias, saved);  // bias is null: RMSNorm has none
 }
 
 // ---- BatchNorm (features last) ----
@@ -142,28 +166,34 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     if (!running_mean.defined())
       throw Error("batch_norm: eval mode (training=false) normalises with running_mean and running_var, "
                   "but none were given for input " + x.label());
-    std::vector<GroupStats> stats(layout.groups);
+    NormalizationSaved saved{layout, std::vector<GroupStats>(layout.groups), Statistics::constant};
     for (std::size_t c = 0; c < layout.groups; ++c) {
       const double var = running_var.value()(c);
-      stats[c] = {running_mean.value()(c), var, 1.0 / std::sqrt(var + eps)};
+      saved.stats[c] = {running_mean.value()(c), var, 1.0 / std::sqrt(var + eps)};
     }
-    return record_normalize("batch_norm", x, weight, bias, layout,
-                            normalize_values(x, weight, bias, layout, Statistics::constant, eps, std::move(stats)));
+    Array y = normalize_values(x, weight, bias, eps, saved);
+    return record_normalization("batch_norm", batch_norm_backward, x, weight, bias, std::move(y), std::move(saved));
   }
 
   if (layout.n < 2)
     throw ShapeError("batch_norm: expected more than 1 value per feature when training, got input " + x.label() +
                      " (" + std::to_string(layout.n) + " value per feature); the batch variance of one value is 0");
-  Normalized forward = normalize_values(x, weight, bias, layout, Statistics::centered, eps);
+  NormalizationSaved saved{layout, {}, Statistics::centered};
+  Array y = normalize_values(x, weight, bias, eps, saved);
   if (running_mean.defined()) {
     std::vector<double> mean(layout.groups), var(layout.groups);
-    for (std::size_t c = 0; c < layout.groups; ++c) mean[c] = forward.stats[c].mean, var[c] = forward.stats[c].var;
+    for (std::size_t c = 0; c < layout.groups; ++c) mean[c] = saved.stats[c].mean, var[c] = saved.stats[c].var;
     // Buffers, not part of the graph: updated in place.
     Tensor rm = running_mean, rv = running_var;
     kernels::update_running_stats(rm.mutable_value().data(), rv.mutable_value().data(), mean.data(), var.data(),
                                   layout.groups, layout.n, momentum);
   }
-  return record_normalize("batch_norm", x, weight, bias, layout, std::move(forward));
+  return record_normalization("batch_norm", batch_norm_backward, x, weight, bias, std::move(y), std::move(saved));
+}
+
+TAPEGRAD_BACKWARD void batch_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+                                           const NormalizationSaved& saved) {
+  normalize_gradients(dy, x, weight, bias, saved);  // saved.mode: centered (training) or constant (eval)
 }
 
 }  // namespace tapegrad

@@ -6,7 +6,6 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmath.hpp>
 
-#include "../simd_clones.hpp"
 
 namespace tapegrad::optim {
 
@@ -22,9 +21,9 @@ enum class WeightDecay { none, l2, decoupled };
 // _single_tensor_adam(w) in the same order, so the results agree with PyTorch to
 // the last bit or nearly so. The variant is a template parameter so that each
 // loop has no branches and no aliasing (restrict) and the compiler vectorizes it:
-// the sqrt and the division dominate, and SIMD does several at once.
+// the sqrt and the division dominate, and SIMD does several at once (how wide:
+// the library is compiled for this machine's CPU, TAPEGRAD_NATIVE in CMakeLists.txt).
 template <WeightDecay kind, bool amsgrad>
-TAPEGRAD_SIMD_CLONES
 void adam_elements(const AdamStepConstants& c, double* __restrict w, double* __restrict m, double* __restrict v,
                    double* __restrict v_max, const double* __restrict dw, std::size_t n) {
   for (std::size_t j = 0; j < n; ++j) {

@@ -6,13 +6,6 @@
 
 namespace tapegrad::optim {
 
-std::vector<Tensor> tensors_of(const NamedTensors& named) {
-  std::vector<Tensor> tensors;
-  tensors.reserve(named.size());
-  for (const auto& [name, t] : named) tensors.push_back(t);
-  return tensors;
-}
-
 Optimizer::Optimizer(std::string name, std::vector<Tensor> params, double lr)
     : name_(std::move(name)), params_(std::move(params)), lr_(0.0) {
   if (params_.empty()) throw Error(name_ + ": got an empty parameter list (nothing to optimize)");

@@ -1,25 +1,51 @@
-# gdb test: run gdb in batch mode on an -O0 -g build of examples/tape_walkthrough.cpp,
-# stop in relu's backward, print tensors and the tape through the pretty-printers
-# (loaded from libtapegrad.so's .debug_gdb_scripts section) and check the text.
-# Skipped (not failed) when gdb is not installed.
+# gdb tests: gdb in batch mode on -O0 -g builds of examples, printing through the
+# pretty-printers (loaded from libtapegrad.so's .debug_gdb_scripts section).
+#   debug.gdb_pretty_printers   tests/debug/walkthrough.gdb, the printers' text in detail
+#   debug.gdb_recipe.<name>     each tools/gdb/recipes/<name>.gdb, checked against the
+#                               transcripts tools/gdb/README.md shows (run_recipe.py)
+# They need debug information in libtapegrad.so: in a Release or MinSizeRel build they
+# report "SKIPPED: ..." (ctest: skipped, with the reason), as they do without gdb.
 
-# The example, built -O0 -g whatever the build type, so that every local is visible.
-add_executable(tapegrad_gdb_walkthrough ${PROJECT_SOURCE_DIR}/examples/tape_walkthrough.cpp)
-target_link_libraries(tapegrad_gdb_walkthrough PRIVATE tapegrad)
-target_compile_options(tapegrad_gdb_walkthrough PRIVATE -O0 -g)
+# The examples the recipes run, built -O0 -g whatever the build type, so that every
+# local is visible and `next` goes line by line (the library keeps the build's flags).
+set(TAPEGRAD_GDB_EXAMPLES tape_walkthrough layer_norm_by_hand ffn anomaly)
+foreach(example IN LISTS TAPEGRAD_GDB_EXAMPLES)
+  add_executable(tapegrad_gdb_${example} ${PROJECT_SOURCE_DIR}/examples/${example}.cpp)
+  target_link_libraries(tapegrad_gdb_${example} PRIVATE tapegrad)
+  target_compile_options(tapegrad_gdb_${example} PRIVATE -O0 -g)
+endforeach()
 
 find_program(TAPEGRAD_GDB gdb)
+find_program(TAPEGRAD_READELF NAMES readelf ${CMAKE_READELF})
+find_program(TAPEGRAD_PYTHON3_FOR_GDB NAMES python3)
 add_test(NAME debug.gdb_pretty_printers
   COMMAND ${CMAKE_COMMAND}
     -DGDB=${TAPEGRAD_GDB}
-    -DPROGRAM=$<TARGET_FILE:tapegrad_gdb_walkthrough>
+    -DPROGRAM=$<TARGET_FILE:tapegrad_gdb_tape_walkthrough>
+    -DLIBRARY=$<TARGET_FILE:tapegrad>
+    -DREADELF=${TAPEGRAD_READELF}
     -DLIBRARY_DIR=$<TARGET_FILE_DIR:tapegrad>
     -DCOMMANDS=${CMAKE_CURRENT_LIST_DIR}/walkthrough.gdb
     -P ${CMAKE_CURRENT_LIST_DIR}/run_gdb_test.cmake)
 set_tests_properties(debug.gdb_pretty_printers PROPERTIES
   SKIP_REGULAR_EXPRESSION "SKIPPED:"
   ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
+  LABELS gdb
   TIMEOUT 120)
+
+file(GLOB TAPEGRAD_GDB_RECIPES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/gdb/recipes/*.gdb)
+foreach(recipe IN LISTS TAPEGRAD_GDB_RECIPES)
+  get_filename_component(name ${recipe} NAME_WE)
+  file(STRINGS ${recipe} program_line REGEX "^# program: examples/")
+  string(REGEX REPLACE "^# program: examples/" "" example "${program_line}")
+  add_test(NAME debug.gdb_recipe.${name}
+    COMMAND ${TAPEGRAD_PYTHON3_FOR_GDB} ${CMAKE_CURRENT_LIST_DIR}/run_recipe.py
+      --gdb "${TAPEGRAD_GDB}" --readelf ${TAPEGRAD_READELF} --build-dir ${CMAKE_BINARY_DIR}
+      --library $<TARGET_FILE:tapegrad> --program $<TARGET_FILE:tapegrad_gdb_${example}> --recipe ${recipe}
+      --doc ${PROJECT_SOURCE_DIR}/tools/gdb/README.md --optional-doc ${PROJECT_SOURCE_DIR}/README.md)
+  set_tests_properties(debug.gdb_recipe.${name} PROPERTIES
+    SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 180 LABELS gdb)
+endforeach()
 
 # The examples run to completion and print what they computed; those that
 # check something (gradcheck, fused vs by hand, loss going down) exit non-zero
@@ -36,3 +62,31 @@ if(TARGET anomaly)
   set_tests_properties(debug.example_anomaly PROPERTIES
     PASS_REGULAR_EXPRESSION "anomaly in forward: 'log' \\(tape entry 1\\).*anomaly in backward: the backward of 'sqrt'")
 endif()
+
+# The lldb formatters (tools/lldb), the same way: each tools/lldb/recipes/<name>.lldb in
+# lldb-22 -b, checked against tools/lldb/README.md. Run from examples/, so that the
+# documented `command script import ../tools/lldb/tapegrad_lldb.py` resolves.
+find_program(TAPEGRAD_LLDB NAMES lldb-22 DOC "lldb for the lldb formatter tests")
+file(GLOB TAPEGRAD_LLDB_RECIPES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/lldb/recipes/*.lldb)
+foreach(recipe IN LISTS TAPEGRAD_LLDB_RECIPES)
+  get_filename_component(name ${recipe} NAME_WE)
+  file(STRINGS ${recipe} program_line REGEX "^# program: examples/")
+  string(REGEX REPLACE "^# program: examples/" "" example "${program_line}")
+  add_test(NAME debug.lldb_recipe.${name}
+    COMMAND ${TAPEGRAD_PYTHON3_FOR_GDB} ${CMAKE_CURRENT_LIST_DIR}/run_recipe.py
+      --lldb "${TAPEGRAD_LLDB}" --readelf ${TAPEGRAD_READELF} --build-dir ${CMAKE_BINARY_DIR}
+      --cwd ${PROJECT_SOURCE_DIR}/examples
+      --library $<TARGET_FILE:tapegrad> --program $<TARGET_FILE:tapegrad_gdb_${example}> --recipe ${recipe}
+      --doc ${PROJECT_SOURCE_DIR}/tools/lldb/README.md)
+  set_tests_properties(debug.lldb_recipe.${name} PROPERTIES
+    SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 180 LABELS gdb)
+endforeach()
+
+# VS Code: .vscode/launch.json has a gdb and an lldb configuration per example, and
+# their setup commands load the printers/formatters in batch gdb and lldb-22.
+add_test(NAME debug.vscode_launch
+  COMMAND ${TAPEGRAD_PYTHON3_FOR_GDB} ${CMAKE_CURRENT_LIST_DIR}/check_vscode.py --source-dir ${PROJECT_SOURCE_DIR}
+    --program $<TARGET_FILE:tapegrad_gdb_tape_walkthrough> --library $<TARGET_FILE:tapegrad>
+    --readelf ${TAPEGRAD_READELF} --gdb "${TAPEGRAD_GDB}" --lldb "${TAPEGRAD_LLDB}")
+set_tests_properties(debug.vscode_launch PROPERTIES
+  SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 240 LABELS gdb)

@@ -1,5 +1,6 @@
 # gdb commands for the debug.gdb_pretty_printers test (run_gdb_test.cmake checks the output).
-# Works on the -O0 example linked to a library built -O0 (debug preset) or -O2 (RelWithDebInfo).
+# Works on the -O0 example linked to a library built -O0 (debug preset) or -O3 -g (RelWithDebInfo).
+# Reads memory only: no command here calls a function in the program.
 set debuginfod enabled off
 set pagination off
 set confirm off
@@ -11,7 +12,7 @@ continue
 echo ==== backward args\n
 info args
 echo ==== tape\n
-p tapegrad::tape()
+p $tape()
 echo ==== main\n
 frame function main
 p x

@@ -1,23 +1,11 @@
 // nn modules: parameters and names, train/eval, init, gradchecks of every parameter.
-#include "helpers.hpp"
+#include "nn/common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::nn;
+using tapegrad::testing::names;
 using tapegrad::testing::param;
-
-namespace {
-// Gradcheck a module: input and every parameter.
-void require_module_gradcheck(Module& m, const Tensor& x) {
-  std::vector<Tensor> inputs{x};
-  for (auto& p : m.parameters()) inputs.push_back(p);
-  REQUIRE_GRADCHECK([&m](auto& in) { return m(in[0]); }, inputs);
-}
-std::vector<std::string> names(const NamedTensors& named) {
-  std::vector<std::string> out;
-  for (auto& [n, t] : named) out.push_back(n);
-  return out;
-}
-}  // namespace
+using tapegrad::testing::require_module_gradcheck;
 
 TEST_CASE("Linear: PyTorch's default init bounds, names, gradcheck", "[nn][linear]") {
   Generator gen(1);
@@ -98,10 +86,14 @@ TEST_CASE("FFN: shapes, 4d default width, relu and gelu, gradcheck", "[nn][ffn]"
 TEST_CASE("Module: nested names like a PyTorch state_dict, train/eval reaches children, zero_grad", "[nn][module]") {
   Generator gen(3);
   Sequential blocks;
+  ResidualBlockOptions options;
+  options.sublayer_name = "ffn";
   for (int i = 0; i < 2; ++i)
-    blocks.append(std::make_shared<ResidualBlock>(std::make_shared<FFN>(4, 0, "relu", gen), Placement::post, 4));
+    blocks.append(std::make_shared<ResidualBlock>(std::make_shared<FFN>(4, 0, "relu", gen), Placement::post, 4, options));
   auto keys = names(blocks.state_dict());
   CHECK(keys.front() == "0.ffn.fc1.weight");
+  CHECK(names(ResidualBlock(std::make_shared<FFN>(4, 0, "relu", gen), Placement::pre, 4).state_dict()).front() ==
+        "sublayer.fc1.weight");  // the default name
   CHECK(std::find(keys.begin(), keys.end(), "1.norm.bias") != keys.end());
   CHECK(blocks.at<ResidualBlock>(1).norm->weight.name() == "1.norm.weight");
   blocks.eval();

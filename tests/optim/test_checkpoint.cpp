@@ -12,7 +12,6 @@
 
 using namespace tapegrad;
 using optim::load_checkpoint;
-using optim::NamedTensors;
 using optim::save_checkpoint;
 using testing::message_of;
 namespace fs = std::filesystem;

@@ -77,7 +77,7 @@ void check_close(const std::string& what, const Array& got, const Array& want) {
   CHECK(testing::allclose(got, want, kRtol, kAtol));
 }
 
-std::vector<std::string> sorted_keys(const nn::NamedTensors& named) {
+std::vector<std::string> sorted_keys(const NamedTensors& named) {
   std::vector<std::string> out;
   for (const auto& [name, t] : named) out.push_back(name);
   std::sort(out.begin(), out.end());
@@ -109,7 +109,7 @@ void check_forward_backward(const Fixture& f, const std::function<Tensor(const T
 
 // Copies the fixture's "<prefix><key>.npy" into the module's tensors of the same
 // keys through mutable_value(), so the module keeps its own leaves; returns them by key.
-TensorMap copy_in(const nn::NamedTensors& named, const Fixture& f, const std::string& prefix) {
+TensorMap copy_in(const NamedTensors& named, const Fixture& f, const std::string& prefix) {
   REQUIRE(sorted_keys(named) == f.keys(prefix));  // tapegrad's state_dict keys are PyTorch's
   TensorMap out;
   for (auto [name, t] : named) {
@@ -205,6 +205,7 @@ void check_ffn(const std::string& name, const std::string& activation) {
 
 void check_residual(nn::Placement placement) {
   nn::ResidualBlockOptions options;
+  options.sublayer_name = "ffn";  // PyTorch's state_dict keys: blocks.3.ffn.fc1.weight
   options.eps = kLayerNormEps;
   if (placement == nn::Placement::deepnorm) {
     // β only scales the weights at construction; the fixture's weights are already scaled and overwrite them.
@@ -255,3 +256,78 @@ TEST_CASE("parity: ResidualBlock deepnorm (N = 6)", "[parity]") { check_residual
 TEST_CASE("parity: ResidualBlock rezero (alpha = 0.3)", "[parity]") { check_residual(nn::Placement::rezero); }
 TEST_CASE("parity: ResidualBlock sandwich", "[parity]") { check_residual(nn::Placement::sandwich); }
 TEST_CASE("parity: ResidualBlock none", "[parity]") { check_residual(nn::Placement::none); }
+
+// ---- attention, embeddings, Transformer blocks (tools/torch_attention_fixtures.py) ----
+
+namespace {
+
+// Must equal the constants at the top of tools/torch_attention_fixtures.py.
+constexpr std::size_t kHeads = 2, kNumEmbeddings = 10;
+
+void check_attention_op(const std::string& name, bool causal) {
+  const Fixture f(name);  // input = q; k and v stored as "parameters" so that their gradients are checked
+  SECTION("scaled_dot_product_attention (fused)") {
+    check_op(f, [causal](const Tensor& q, const TensorMap& t) {
+      return scaled_dot_product_attention(q, t.at("k"), t.at("v"), causal);
+    });
+  }
+  SECTION("composed::scaled_dot_product_attention") {
+    check_op(f, [causal](const Tensor& q, const TensorMap& t) {
+      return composed::scaled_dot_product_attention(q, t.at("k"), t.at("v"), causal);
+    });
+  }
+}
+
+void check_transformer(nn::Placement placement, bool causal, const std::string& name) {
+  nn::TransformerBlockOptions options;
+  options.hidden = kHidden;
+  options.causal = causal;
+  options.residual.eps = kLayerNormEps;
+  if (placement == nn::Placement::deepnorm) {  // the fixture's weights come already scaled by β
+    const auto c = nn::deepnorm_constants(kDeepNormBlocks);
+    options.residual.deepnorm_alpha = c.alpha;
+    options.residual.deepnorm_beta = c.beta;
+  }
+  nn::TransformerBlock block(kFeatures, kHeads, placement, options);
+  check_module(block, Fixture(name));
+}
+
+}  // namespace
+
+TEST_CASE("parity: scaled_dot_product_attention (B, H, S, Dh), Dv != Dh", "[parity][attention]") {
+  check_attention_op("sdpa", false);
+}
+TEST_CASE("parity: scaled_dot_product_attention causal", "[parity][attention]") {
+  check_attention_op("sdpa_causal", true);
+}
+TEST_CASE("parity: scaled_dot_product_attention causal, 3-D, fewer queries than keys", "[parity][attention]") {
+  check_attention_op("sdpa_causal_rect", true);
+}
+
+TEST_CASE("parity: SelfAttention = nn.MultiheadAttention(batch_first) on (x, x, x)", "[parity][attention]") {
+  for (const bool causal : {false, true}) {
+    DYNAMIC_SECTION("causal " << causal) {
+      nn::SelfAttention m(kFeatures, kHeads, causal);
+      check_module(m, Fixture(causal ? "self_attention_causal" : "self_attention"));
+    }
+  }
+}
+
+TEST_CASE("parity: Embedding, repeated indices add their gradients", "[parity][embedding]") {
+  const Fixture f("embedding");
+  nn::Embedding m(kNumEmbeddings, kFeatures);
+  const TensorMap params = copy_in(m.named_parameters(), f, "param.");
+  Tensor y = m(Tensor(f.load("input")));
+  check_close("output", y.value(), f.load("output"));
+  y.backward(f.load("dy"));
+  check_close("grad of weight", params.at("weight").grad(), f.load("grad.weight"));
+}
+
+TEST_CASE("parity: TransformerBlock in every placement (deepnorm N = 6, rezero alpha = 0.3)", "[parity][transformer]") {
+  for (const nn::Placement p : nn::all_placements()) {
+    DYNAMIC_SECTION("placement " << nn::to_string(p)) { check_transformer(p, false, "transformer_" + nn::to_string(p)); }
+  }
+}
+TEST_CASE("parity: TransformerBlock pre, causal", "[parity][transformer]") {
+  check_transformer(nn::Placement::pre, true, "transformer_pre_causal");
+}

@@ -84,4 +84,22 @@ class enable_grad {
 // grad, appends an entry to the tape. Every op goes through here.
 Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardFn backward);
 
+// An op's inputs for record(), some of them optional (a bias may be absent). Only
+// defined tensors are recorded; add() returns where the tensor went on the entry, so
+// the backward finds it by name (input_at(e, slots.bias)) instead of by counting.
+struct OpInputs {
+  static constexpr int absent = -1;
+  std::vector<Tensor> tensors;
+  int add(const Tensor& t) {
+    if (!t.defined()) return absent;
+    tensors.push_back(t);
+    return static_cast<int>(tensors.size()) - 1;
+  }
+};
+
+// The input recorded at `slot` (from OpInputs::add), or null if it was absent.
+inline const Tensor* input_at(const TapeEntry& e, int slot) {
+  return slot == OpInputs::absent ? nullptr : &e.inputs[static_cast<std::size_t>(slot)];
+}
+
 }  // namespace tapegrad

@@ -3,8 +3,11 @@
 // the bookkeeping the tape needs. Copies of a Tensor refer to the same data.
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <xtensor/xarray.hpp>
 
@@ -85,6 +88,13 @@ class Tensor {
  private:
   TensorImpl& checked_impl(const char* what) const;
 };
+
+// Tensors under names, in order: what Module::named_parameters() and state_dict() return,
+// ("blocks.0.ffn.fc1.weight", tensor), ..., and what checkpoints save.
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+// `std::cout << t` prints t.to_string() (name, shape, value, grad), as print(t) in PyTorch.
+std::ostream& operator<<(std::ostream& out, const Tensor& t);
 
 // The number of elements of `shape` (1 for a 0-d shape), or a ShapeError naming `op` and the
 // shape if the product of its non-zero dimensions overflows what memory can address (xtensor

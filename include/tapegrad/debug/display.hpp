@@ -1,5 +1,5 @@
 #pragma once
-// Rich display in Jupyter (xeus-cling): a Tensor or the Tape shown as an HTML
+// Rich display in Jupyter (xeus-cling, xeus-cpp, tapegrad-xcpp): a Tensor or the Tape shown as an HTML
 // table, a PNG file shown as an image.
 //
 // xeus-cling looks for a free function `nl::json mime_bundle_repr(const T&)`
@@ -32,9 +32,12 @@ std::string base64_encode(const std::string& bytes);
 
 }  // namespace tapegrad
 
-// ---- notebook-only: the mime bundles (xeus-cling, or on request) ----
+// ---- notebook-only: the mime bundles (xeus kernels, or on request) ----
 #if defined(__has_include)
-#if defined(__CLING__) && __has_include(<xcpp/xdisplay.hpp>) && __has_include(<nlohmann/json.hpp>)
+// __CLING__: xeus-cling; __CLANG_REPL__: clang's incremental interpreter, under the
+// project's kernel (kernel/, tapegrad-xcpp) or xeus-cpp.
+#if (defined(__CLING__) || defined(__CLANG_REPL__)) && __has_include(<xcpp/xdisplay.hpp>) && \
+    __has_include(<nlohmann/json.hpp>)
 #define TAPEGRAD_XEUS 1
 #endif
 #endif
@@ -68,21 +71,19 @@ inline nlohmann::json mime_bundle_repr(const PngFile& png) {
 }  // namespace tapegrad
 #endif
 
+#include <iostream>
 #if defined(TAPEGRAD_XEUS)
 #include <xcpp/xdisplay.hpp>
-#else
-#include <iostream>
 #endif
 
 namespace tapegrad {
 
-// Shows a PNG in the notebook under xeus-cling; anywhere else (clang-repl, a
-// program) it only says where the file is.
+// Says where the PNG is, and shows it in the notebook under a xeus kernel (xeus-cling,
+// xeus-cpp, tapegrad-xcpp); anywhere else (clang-repl, a program) it only says where it is.
 inline void show_png(const std::string& path) {
+  std::cout << "plot written to " << path << std::endl;
 #if defined(TAPEGRAD_XEUS)
   xcpp::display(PngFile{path});
-#else
-  std::cout << "plot written to " << path << std::endl;
 #endif
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 // The position-wise feed-forward network of a Transformer block:
 // up-projection, activation, down-projection:  y = fc2(act(fc1(x))),
-// computed by the fused op feed_forward (ops/feed_forward.hpp) in one tape entry.
+// computed by the fused op feed_forward (ops/feed_forward.hpp) in one tape entry, or
+// after use_composed() by linear, activation, linear (three entries).
 
 #include <memory>
 #include <string>
 
 #include "tapegrad/nn/linear.hpp"
+#include "tapegrad/ops/feed_forward.hpp"
 
 namespace tapegrad::nn {
 
@@ -18,7 +20,7 @@ class FFN : public Module {
   Tensor forward(const Tensor& x) override;
 
   std::size_t d, hidden;
-  std::string activation;
+  Activation activation;
   std::shared_ptr<Linear> fc1, fc2;
 
  protected:

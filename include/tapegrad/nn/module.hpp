@@ -13,8 +13,6 @@
 
 namespace tapegrad::nn {
 
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
-
 class Module {
  public:
   explicit Module(std::string type_name) : type_name_(std::move(type_name)) {}
@@ -36,6 +34,13 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
   void zero_grad();
+
+  // Fused or composed: modules with a fused op (LayerNorm, RMSNorm, BatchNorm1d, FFN) run
+  // it by default, one tape entry with a hand-written backward. use_composed() makes them
+  // run the same computation composed from primitive ops (tapegrad::composed), so every
+  // step is on the tape and autograd derives the backward. This module and every child.
+  void use_composed(bool composed = true);
+  bool is_composed() const { return composed_; }
 
   const std::string& type_name() const { return type_name_; }
   // The module tree, like print(model) in PyTorch.
@@ -61,6 +66,7 @@ class Module {
 
   std::string type_name_;
   bool training_ = true;
+  bool composed_ = false;
   NamedTensors params_;
   NamedTensors buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

@@ -9,7 +9,7 @@
 //   sandwich  x ← x + LN_out(F(LN(x)))      CogView / Peri-LN; needs a final LN too
 //   none      x ← x + F(x)                  baseline
 //
-// Children: the sublayer ("ffn" for an FFN, else "sublayer"), "norm" (and "norm_out" for sandwich);
+// Children: the sublayer (named by options.sublayer_name, e.g. "ffn"), "norm" (and "norm_out" for sandwich);
 // parameter "alpha" (shape (1)) for rezero.
 
 #include <memory>
@@ -38,6 +38,7 @@ struct ResidualBlockOptions {
   double eps = 1e-5;         // of the LayerNorms
   double deepnorm_alpha = 1.0;
   double deepnorm_beta = 1.0;  // multiplies every "weight" of the sublayer at construction
+  std::string sublayer_name = "sublayer";  // the sublayer's name in state_dict keys ("blocks.3.ffn.fc1.weight")
 };
 
 class ResidualBlock : public Module {

@@ -11,20 +11,26 @@
 
 namespace tapegrad {
 
-// x (..., in), w1 (hidden, in), b1 (hidden), w2 (out, hidden), b2 (out), as nn.Linear's
-// weight and bias; either bias may be undefined. activation: "relu", "gelu" (exact, erf)
-// or "gelu_tanh".
-Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
-                    const std::string& activation = "relu");
+// The FFN's activations: "relu", "gelu" (exact, erf) and "gelu_tanh" (the tanh approximation).
+enum class Activation { relu, gelu, gelu_tanh };
 
-// Throws Error("<who>: activation must be ...") unless feed_forward takes `activation`
-// (for nn::FFN, which refuses a bad name when it is built, not at its first forward).
-void check_feed_forward_activation(const char* who, const std::string& activation);
+// The one parser of activation names: throws Error("<who>: activation must be ...") for an unknown one.
+Activation parse_activation(const char* who, const std::string& name);
+std::string to_string(Activation activation);
+
+// x (..., in), w1 (hidden, in), b1 (hidden), w2 (out, hidden), b2 (out), as nn.Linear's
+// weight and bias; either bias may be undefined.
+Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
+                    Activation activation = Activation::relu);
+Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
+                    const std::string& activation);
 
 namespace composed {
 // The same, composed from linear, relu / gelu and linear: three tape entries. Tests check the fused op against it.
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
-                    const std::string& activation = "relu");
+                    Activation activation = Activation::relu);
+Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
+                    const std::string& activation);
 }  // namespace composed
 
 }  // namespace tapegrad

@@ -21,12 +21,6 @@
 
 namespace tapegrad::optim {
 
-// What Module::named_parameters() returns: ("blocks.0.fc1.weight", tensor), ...
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
-
-// The tensors of named parameters, in the same order.
-std::vector<Tensor> tensors_of(const NamedTensors& named);
-
 class Optimizer {
  public:
   virtual ~Optimizer() = default;

@@ -1,0 +1,30 @@
+#pragma once
+// Scaled dot-product attention as one op with its backward written out (like layer_norm),
+// and the same computation composed from primitives (namespace composed) as the reference:
+//
+//   scores = q kᵀ / √Dh  (+ mask),   P = softmax(scores) over the keys,   y = P v
+//
+// Layout as torch.nn.functional.scaled_dot_product_attention: q (..., Sq, Dh),
+// k (..., Sk, Dh), v (..., Sk, Dv) -> y (..., Sq, Dv). The leading axes are the batch,
+// (B, H) for multi-head attention or (B) for one head, and must be equal in q, k and v.
+// causal: query i sees keys j <= i only (PyTorch's is_causal: the mask is the lower
+// triangle of an (Sq, Sk) matrix of ones, aligned at the top left).
+
+#include "tapegrad/autograd/tensor.hpp"
+
+namespace tapegrad {
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal = false);
+
+// The backward of the fused op, from dy and the attention probabilities P it saved.
+void scaled_dot_product_attention_backward(const Array& dy, const Tensor& q, const Tensor& k, const Tensor& v,
+                                           const Array& probs);
+
+namespace composed {
+// The same from batched_matmul, transpose, mul (by 1/√Dh), add (a mask of 0 and −∞, as
+// PyTorch's masked_fill(-inf)) and softmax: five or six tape entries, backward by autograd.
+// Under anomaly mode the −∞ of the causal mask is reported as an anomaly; the fused op has none.
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal = false);
+}  // namespace composed
+
+}  // namespace tapegrad

@@ -1,0 +1,73 @@
+#pragma once
+// xcpp::display(x) shows x in the notebook (a display_data message), with the
+// mime bundle of x: its own mime_bundle_repr found by ADL, else xcpp's fallback
+// (xcpp/xmime.hpp). Same API as xeus-cling's <xcpp/xdisplay.hpp>.
+//
+// How it reaches the kernel: the tapegrad-xcpp kernel defines the function pointer
+// tapegrad_xcpp_publish when it starts (no symbols need exporting from the kernel).
+
+#include <string>
+#include <type_traits>
+
+#include "xcpp/xmime.hpp"
+
+// kind: "display_data", "update_display_data", "execute_result" or "clear_output";
+// json: {"data": bundle, "metadata": {...}, "transient": {...}} as text.
+extern void (*tapegrad_xcpp_publish)(const char* kind, const char* json);
+
+namespace xcpp {
+namespace detail {
+
+inline void publish(const char* kind, const nl::json& message) {
+  if (tapegrad_xcpp_publish != nullptr) tapegrad_xcpp_publish(kind, message.dump().c_str());
+}
+
+template <class T>
+nl::json bundle_of(const T& value) {
+  using xcpp::mime_bundle_repr;
+  return mime_bundle_repr(value);  // the type's own (ADL) wins over the fallback template
+}
+
+template <class T>
+void display_with(const char* kind, const T& value, const std::string& display_id) {
+  nl::json message = {{"data", bundle_of(value)}, {"metadata", nl::json::object()},
+                      {"transient", nl::json::object()}};
+  if (!display_id.empty()) message["transient"]["display_id"] = display_id;
+  publish(kind, message);
+}
+
+}  // namespace detail
+
+// Shows value now, below the cell.
+template <class T>
+void display(const T& value) {
+  detail::display_with("display_data", value, "");
+}
+
+// Shows value with an id; with update = true, replaces what was shown under that id.
+template <class T>
+void display(const T& value, const std::string& display_id, bool update = false) {
+  detail::display_with(update ? "update_display_data" : "display_data", value, display_id);
+}
+
+// Clears the cell's output (wait = true: when the next output arrives).
+inline void clear_output(bool wait = false) { detail::publish("clear_output", {{"wait", wait}}); }
+
+namespace detail {
+
+// The cell's result: what a last expression without `;` shows. The kernel calls it as
+// show_result([]() -> decltype(auto) { return (expression); }).
+template <class F>
+void show_result(F&& evaluate) {
+  using R = decltype(evaluate());
+  if constexpr (std::is_void_v<R>) {
+    evaluate();
+  } else if constexpr (std::is_base_of_v<std::ios_base, std::decay_t<R>>) {
+    evaluate();  // `std::cout << x` without `;`: the printing is the point, not the stream
+  } else {
+    display_with("execute_result", evaluate(), "");
+  }
+}
+
+}  // namespace detail
+}  // namespace xcpp

@@ -1,0 +1,100 @@
+#include "command_line.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "command.hpp"
+#include "exit_status.hpp"
+
+namespace tapegrad::lab::cli {
+
+namespace {
+
+// The --help text; the limits are printed from the constants that check_command_line enforces.
+std::string description() {
+  using L = RunLimits;
+  const auto n = [](auto x) { return std::to_string(x); };
+  return "tapegrad-depth: the depth-stability lab.\n\n"
+         "Trains residual stacks  input Linear(16->d) -> L blocks -> [final LayerNorm] -> head Linear(d->8)\n"
+         "(each block an FFN d->4d->d with ReLU and the LayerNorm placed as --placements says) with Adam and\n"
+         "linear warmup on a teacher task (x ~ N(0,I) in 16 dims, labels = argmax of a random tanh MLP, 8 classes),\n"
+         "for every combination of the list options, in parallel, and reports which depths each placement survives.\n"
+         "A run FAILED if its loss went NaN/Inf or its final eval loss is above 0.7*ln 8 = 1.456 (a collapse).\n\n"
+         "Writes into --out: runs.csv (one row per run), curves.csv (per run and step: loss, gradient norm, lr,\n"
+         "eval loss every --eval-every steps), init_grads.csv (per run and block, at init: ||dL/d fc2.weight|| and\n"
+         "the hidden-state norm), PNG plots drawn by gnuplot with their scripts (*.gp), summary.txt, sweep.json,\n"
+         "and runs/ (one folder per finished run, written atomically, with a manifest of its files' row counts and\n"
+         "checksums; --resume skips the finished runs and runs damaged ones again).\n\n"
+         "Limits (larger values are refused before any work): depth <= " + n(L::max_depth) + ", width <= " +
+         n(L::max_width) + ", steps, warmup and eval-every <= " + n(L::max_steps) + ", train and eval size <= " +
+         n(L::max_set_size) + ", jobs <= " + n(kMaxJobs) + ", at most " + n(kMaxRuns) + " runs, and " +
+         n(L::max_bytes >> 30) + " GiB of estimated memory per run.\n\n"
+         "Examples:\n"
+         "  tapegrad-depth                                      # the default sweep: 120 runs, about 2 CPU-minutes\n"
+         "                                                      # (about 1 minute on 2 idle cores)\n"
+         "  tapegrad-depth --placements post,pre --depths 4,16 --lrs 3e-3 --out results/small\n"
+         "  tapegrad-depth --shard 0/4 --out results/shard0   # ...one shard per machine, then:\n"
+         "  tapegrad-depth merge results/depth results/shard0 results/shard1 results/shard2 results/shard3\n"
+         "  tapegrad-depth --dump replay/post --placements post --depths 2 --widths 8 --lrs 0.01 --warmups 0 --steps 20\n"
+         "  /usr/bin/python3 tools/replay_torch.py replay/post   # the same run in PyTorch\n\n"
+         "Exit status: 0 done, 1 error while running (or merge: runs missing or in two folders), 2 bad arguments\n"
+         "(nothing written), 130 interrupted (rerun with --resume).";
+}
+
+}  // namespace
+
+std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
+  o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  CLI::App app{description()};
+  app.option_defaults()->always_capture_default();
+  std::vector<CLI::Option*> sweep_options;  // what merge must not be given
+  auto sweep_option = [&](const std::string& names, auto& value, const std::string& help) {
+    CLI::Option* opt = app.add_option(names, value, help);
+    sweep_options.push_back(opt);
+    return opt;
+  };
+  sweep_option("-o,--out", o.out, "Output folder");
+  sweep_option("--placements", o.placements, "Norm placements: post, pre, deepnorm, rezero, sandwich, none")
+      ->delimiter(',');
+  sweep_option("--depths", o.depths, "Depths L (number of residual blocks)")->delimiter(',');
+  sweep_option("--lrs", o.lrs, "Peak learning rates of Adam")->delimiter(',');
+  sweep_option("--warmups", o.warmups, "Linear warmup lengths in steps (0: none): lr*min(1,(t+1)/W)")->delimiter(',');
+  sweep_option("--seeds", o.seeds, "Seeds (each its own data, init and batches)")->delimiter(',');
+  sweep_option("-d,--widths", o.widths, "Widths d of the residual stream")->delimiter(',');
+  sweep_option("--steps", o.steps, "Training steps per run")->delimiter(',');
+  sweep_option("--batch", o.batches, "Minibatch sizes")->delimiter(',');
+  sweep_option("--train-size", o.train_size, "Train set size (drawn once per seed)");
+  sweep_option("--eval-size", o.eval_size, "Eval set size (drawn once per seed)");
+  sweep_option("--eval-every", o.eval_every, "Evaluate every this many steps (for the collapse criterion)");
+  sweep_option("-j,--jobs", o.jobs, "Runs in parallel (threads; default: number of cores)");
+  sweep_options.push_back(app.add_flag("--resume", o.resume,
+                                       "Continue a sweep in --out: skip the runs already finished, redo damaged ones"));
+  sweep_option("--shard", o.shard, "Run only the i-th of n slices of the sweep (i/n, 0 <= i < n); merge them after");
+  sweep_option("--dump", o.dump, "Write the replay record of the one run the options select into this folder "
+                                 "(config.json, initial parameters, data, batches, losses as .npy) and stop");
+  app.add_flag("--no-plots", o.no_plots, "Do not write or draw the gnuplot figures");
+  app.add_flag("--allow-partial", o.allow_partial, "merge: join what the folders hold even if runs are missing");
+
+  CLI::App* merge = app.add_subcommand(
+      "merge", "Join the results folders of shards into OUT, giving the same files an unsharded sweep writes:  "
+               "merge OUT SHARD_DIR... [--no-plots] [--allow-partial]. Fails (exit 1, naming them) if runs are "
+               "missing or in two folders, unless --allow-partial");
+  merge->fallthrough();  // the options above may follow the subcommand: merge OUT DIRS... --no-plots
+  merge->add_option("out", o.merge_out, "Output folder")->required();
+  merge->add_option("shard_dirs", o.merge_dirs, "Results folders of the shards")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints --help, or the message and a hint
+    return code == 0 ? kExitDone : kExitBadArguments;
+  }
+  o.merge = merge->parsed();
+  for (const CLI::Option* opt : sweep_options)
+    if (opt->count() > 0) o.sweep_options_given.push_back(opt->get_name());
+  return std::nullopt;
+}
+
+}  // namespace tapegrad::lab::cli

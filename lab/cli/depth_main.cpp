@@ -1,0 +1,52 @@
+// tapegrad-depth: the depth-stability lab. Trains deep residual stacks with each
+// placement of the LayerNorm (post, pre, deepnorm, rezero, sandwich, none) over
+// depths, learning rates, warmups and seeds, and reports where each one breaks.
+//
+// main reads the command line (command_line.cpp), checks it once (check_command_line.cpp),
+// and hands it to one run mode: sweep_command.cpp, merge_command.cpp or dump_command.cpp.
+// The lab's pieces are in lab/include/tapegrad/lab/; --help for use.
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include "command.hpp"
+#include "exit_status.hpp"
+
+extern "C" void openblas_set_num_threads(int num_threads);  // OpenBLAS's own API (cblas.h does not declare it)
+
+namespace {
+
+// Set by SIGINT/SIGTERM: workers stop at their next step; finished runs are already on disk.
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int sig) {
+  g_stop.store(true);
+  std::signal(sig, SIG_DFL);  // a second Ctrl-C kills at once
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tapegrad::lab::cli;
+  openblas_set_num_threads(1);  // one BLAS thread per run; the runs themselves are parallel
+
+  CommandLine line;
+  if (const auto status = parse_command_line(argc, argv, line)) return *status;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  try {
+    const Command command = check_command_line(line);
+    switch (command.mode) {
+      case Command::Mode::sweep: return run_sweep(command, g_stop);
+      case Command::Mode::merge: return run_merge(command);
+      case Command::Mode::dump: return run_dump(command);
+    }
+  } catch (const BadArguments& e) {
+    std::cerr << "tapegrad-depth: " << e.what() << "\nRun with --help for the options.\n";
+    return kExitBadArguments;
+  } catch (const std::exception& e) {
+    std::cerr << "tapegrad-depth: error: " << e.what() << "\n";
+    return kExitError;
+  }
+  return kExitError;
+}

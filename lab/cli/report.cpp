@@ -1,0 +1,43 @@
+#include "report.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "tapegrad/lab/files.hpp"
+#include "tapegrad/lab/plots.hpp"
+#include "tapegrad/lab/results_store.hpp"
+#include "tapegrad/lab/summary.hpp"
+
+namespace tapegrad::lab::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void draw_plots(const std::string& out, const SweepGrid& grid) {
+  const auto scripts = write_plot_scripts(out, grid);
+  const std::string gnuplot = find_gnuplot();
+  if (gnuplot.empty()) {
+    std::cerr << "warning: gnuplot not found; skipping the plots (the scripts are in " << out
+              << "; install gnuplot-nox and run them there)\n";
+    return;
+  }
+  const std::string problems = render_plots(out, scripts, gnuplot);
+  if (!problems.empty()) std::cerr << "warning: " << problems << "\n";
+  else std::cout << "Plots: " << out << "/{curves_lr*_w*,eval_vs_depth,init_grads}.png (scripts: *.gp)\n";
+}
+
+}  // namespace
+
+void report_results(const std::string& out, const SweepGrid& grid, const std::vector<RunConfig>& runs, bool plots) {
+  const Assembly a = assemble(out, runs);
+  if (a.missing) std::cerr << "warning: " << a.missing << " runs have no results in " << runs_dir(out) << "\n";
+  std::cout << "Wrote " << (fs::path(out) / "runs.csv").string() << ", curves.csv, init_grads.csv (" << a.outcomes.size()
+            << " runs)\n";
+  if (plots) draw_plots(out, grid);
+  const std::string table = summary_table(grid, a.outcomes);
+  write_file_atomically((fs::path(out) / "summary.txt").string(), table);
+  std::cout << "\n" << table;
+}
+
+}  // namespace tapegrad::lab::cli

@@ -1,0 +1,88 @@
+#pragma once
+// One run of the depth-stability lab: train a DepthModel on the teacher task,
+// logging what the lab plots, and decide whether it failed.
+//
+// Step convention: "step t" is the model after t Adam updates. The training
+// loss logged at step t is the minibatch loss that the (t+1)-th update descends;
+// the eval loss at step t is measured before that update. Evals run at t = 0,
+// every eval_every steps, and at t = steps (the final model).
+//
+// A run FAILED if its training loss or gradient became NaN/Inf (training stops
+// there), or its final eval loss is above collapse_threshold(K) = 0.7·ln K: the
+// collapse that small Post-Norm stacks show rather than NaN (ln K is the loss of
+// predicting the uniform distribution). fail_step is the step of the first
+// non-finite value, or for a collapse the first eval step from which the eval
+// loss stayed above the threshold up to the end (0 for a run that never learned).
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tapegrad/lab/depth_model.hpp"
+#include "tapegrad/lab/teacher_task.hpp"
+
+namespace tapegrad::lab {
+
+using Batches = std::vector<std::vector<std::int64_t>>;
+
+struct CurvePoint {
+  long step;
+  double loss;       // minibatch cross-entropy
+  double grad_norm;  // global L2 norm of all parameter gradients
+  double lr;         // the learning rate of this step's update
+};
+
+struct EvalPoint {
+  long step;
+  double loss;
+};
+
+// Per block, on the first minibatch at initialisation.
+struct BlockInitStats {
+  std::size_t block;
+  double fc2_grad_norm;  // ‖∂loss/∂ blocks.l.ffn.fc2.weight‖ (Frobenius)
+  double hidden_norm;    // √(mean over the batch of ‖h_l‖²), h_l the output of block l
+};
+
+struct TrainLog {
+  std::vector<CurvePoint> curve;      // one point per step taken
+  std::vector<EvalPoint> evals;       // empty without an eval set
+  std::vector<BlockInitStats> init;   // from step 0
+  long nonfinite_step = -1;           // first step with a NaN/Inf loss or gradient, else −1
+  bool interrupted = false;           // *stop became true; the log is incomplete
+  std::vector<double> losses() const;
+};
+
+// Trains `model` in place for batches.size() steps with Adam and LinearWarmup(lr, warmup).
+// eval may be null (no evals). Checks *stop (if given) before each step.
+TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_set, const Batches& batches,
+               const RunConfig& config, const std::atomic<bool>* stop = nullptr);
+
+// Mean cross-entropy of the model over a whole dataset, without recording.
+double mean_loss(DepthModel& model, const Dataset& data);
+
+double collapse_threshold(std::size_t classes);  // 0.7·ln K
+
+struct Failure {
+  bool failed = false;
+  long step = -1;      // see the header comment; −1 if not failed
+  std::string reason;  // "nonfinite", "collapse" or ""
+};
+Failure classify(const TrainLog& log, double final_eval_loss, std::size_t classes);
+
+struct RunResult {
+  RunConfig config;
+  TrainLog log;
+  double train_loss = 0, eval_loss = 0;  // of the final model over the whole train / eval set
+  Failure failure;
+};
+
+// Called once the task, the initial model and the batches exist, before training (for replay dumps).
+using BeforeTraining = std::function<void(const DepthModel&, const TeacherTask&, const Batches&)>;
+
+// The whole reference run: task, model (Generator(init_seed)), batches, training, final losses, verdict.
+RunResult run_experiment(const RunConfig& config, const std::atomic<bool>* stop = nullptr,
+                         const BeforeTraining& before_training = {});
+
+}  // namespace tapegrad::lab

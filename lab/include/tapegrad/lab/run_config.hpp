@@ -1,0 +1,89 @@
+#pragma once
+// RunConfig: everything that defines one run of the depth-stability lab, and
+// so everything a replay (here or in PyTorch) needs to redo it.
+//
+// The reference experiment:
+//   task    x ~ N(0, I) in d_in dims; y = argmax over `classes` of a fixed random
+//           teacher tanh MLP d_in → teacher_hidden → classes (no biases,
+//           N(0, 1/fan_in) weights); train and eval sets drawn once per seed.
+//   model   input Linear(d_in → d), `depth` ResidualBlocks (FFN d → 4d → d, ReLU)
+//           with the given placement, a final LayerNorm where the stack ends
+//           un-normalised (pre, sandwich), head Linear(d → classes).
+//   train   Adam (PyTorch defaults) with lr · min(1, (step+1)/warmup), minibatches
+//           of `batch` indices drawn with replacement-free sampling per step.
+
+#include <cstdint>
+#include <string>
+
+#include "tapegrad/nn/residual_block.hpp"
+
+namespace tapegrad::lab {
+
+struct RunConfig {
+  nn::Placement placement = nn::Placement::pre;
+  std::size_t depth = 4;          // number of residual blocks L
+  std::size_t d = 32;             // width of the residual stream
+  double lr = 1e-3;               // peak learning rate
+  long warmup = 0;                // linear warmup steps (0: none)
+  std::uint64_t seed = 0;
+  long steps = 300;
+  std::size_t batch = 64;
+  // The task (the same for every run of a sweep).
+  std::size_t train_size = 2048;
+  std::size_t eval_size = 1024;
+  std::size_t d_in = 16;
+  std::size_t classes = 8;
+  std::size_t teacher_hidden = 32;
+  long eval_every = 50;           // eval-loss checks for the collapse criterion
+
+  bool operator==(const RunConfig& other) const;
+  bool operator!=(const RunConfig& other) const { return !(*this == other); }
+};
+
+// The largest settings a run may ask for: beyond them a typo (an extra digit, a
+// negative number read as unsigned) would exhaust memory or run for days.
+struct RunLimits {
+  static constexpr std::size_t max_depth = 1024;
+  static constexpr std::size_t max_width = 4096;
+  static constexpr long max_steps = 1000000;
+  static constexpr std::size_t max_set_size = 1000000;  // train_size, eval_size
+  static constexpr std::uint64_t max_bytes = std::uint64_t{4} << 30;  // estimated_bytes() of one run: 4 GiB
+};
+
+// A rough upper estimate of a run's memory: parameters with their gradients and
+// Adam's two moments, the activations one step keeps for backward, the data
+// sets and the minibatch indices.
+std::uint64_t estimated_bytes(const RunConfig& config);
+
+// Throws tapegrad::Error naming the first bad field (depth 0, lr <= 0, batch > train_size,
+// a setting above RunLimits, ...).
+void validate(const RunConfig& config);
+
+// A file-name-safe id unique within a sweep: "post_L8_d32_lr0.01_w0_T300_b64_s0".
+std::string run_id(const RunConfig& config);
+
+// The shortest decimal text that reads back as exactly x ("0.01", "1e-05",
+// "0.30000000000000004"); "nan", "inf", "-inf" for the non-finite.
+// Used in every CSV so that equal runs give byte-equal files.
+std::string format_double(double x);
+
+// Seeds for the run's three independent random streams, each a hash of the seed
+// and only the settings that stream depends on:
+//   data     (seed, task sizes)             the same data for every run of a seed
+//   init     (seed, placement, depth, d)    the same initial weights across lr and warmup
+//   batches  (seed, batch, train_size)      the same minibatch order across models
+std::uint64_t data_seed(const RunConfig& config);
+std::uint64_t init_seed(const RunConfig& config);
+std::uint64_t batch_seed(const RunConfig& config);
+
+// The hash behind the seeds (FNV-1a, then SplitMix64's finaliser): the same
+// value on every build, so it also serves as the checksum of a run's files.
+std::uint64_t stable_hash(const std::string& text);
+
+// config.json of a replay record (also carries DeepNorm's α, β and whether
+// there is a final norm, for readers that do not recompute them).
+std::string to_json(const RunConfig& config);
+// Throws tapegrad::Error on missing or mistyped fields.
+RunConfig run_config_from_json(const std::string& text);
+
+}  // namespace tapegrad::lab

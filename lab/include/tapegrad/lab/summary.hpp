@@ -1,0 +1,19 @@
+#pragma once
+// The sweep's verdict in one table: for each placement (rows) and each learning
+// rate and warmup (columns), the deepest stack that trained.
+
+#include <string>
+#include <vector>
+
+#include "tapegrad/lab/results_store.hpp"
+#include "tapegrad/lab/sweep.hpp"
+
+namespace tapegrad::lab {
+
+// A cell is the deepest depth at which every seed (and every width, steps and
+// batch setting) trained; "-" if none did; a trailing "*" if some shallower
+// depth failed (training is not monotone in depth there); "?" if runs are missing.
+// Below the table: the failure criterion and the count of failed runs.
+std::string summary_table(const SweepGrid& grid, const std::vector<RunOutcome>& outcomes);
+
+}  // namespace tapegrad::lab

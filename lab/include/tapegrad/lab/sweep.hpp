@@ -1,0 +1,44 @@
+#pragma once
+// A sweep: the grid of runs (placements × learning rates × warmups × depths ×
+// widths × steps × batch sizes × seeds), its canonical order, and shards of it.
+
+#include <string>
+#include <vector>
+
+#include "tapegrad/lab/run_config.hpp"
+
+namespace tapegrad::lab {
+
+struct SweepGrid {
+  std::vector<nn::Placement> placements;
+  std::vector<double> lrs;
+  std::vector<long> warmups;
+  std::vector<std::size_t> depths;
+  std::vector<std::size_t> widths;
+  std::vector<long> steps;
+  std::vector<std::size_t> batches;
+  std::vector<std::uint64_t> seeds;
+  RunConfig base;  // the task settings (train_size, eval_size, eval_every, ...); its swept fields are ignored
+
+  bool operator==(const SweepGrid& other) const;
+};
+
+// Every run, in the canonical order that every CSV follows: placement outermost,
+// then lr, warmup, depth, width, steps, batch, and seed innermost. Throws
+// tapegrad::Error for an empty list, a repeated value or an invalid run.
+std::vector<RunConfig> expand(const SweepGrid& grid);
+
+// sweep.json: how a results folder was made (so --resume and merge can check they continue the same sweep).
+std::string to_json(const SweepGrid& grid);
+SweepGrid sweep_grid_from_json(const std::string& text);
+
+// The i-th of n slices (0 <= i < n): the runs whose canonical index ≡ i (mod n),
+// which spreads the deep (slow) runs evenly over the shards.
+struct Shard {
+  std::size_t index = 0, count = 1;
+  bool contains(std::size_t run_index) const { return run_index % count == index; }
+};
+// "i/n", e.g. "0/4" ... "3/4"; throws tapegrad::Error with the expected form otherwise.
+Shard parse_shard(const std::string& text);
+
+}  // namespace tapegrad::lab

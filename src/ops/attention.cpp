@@ -1,0 +1,140 @@
+#include "tapegrad/ops/attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "blas.hpp"
+#include "tapegrad/autograd/tape.hpp"
+#include "tapegrad/ops/batched_matmul.hpp"
+#include "tapegrad/ops/elementwise.hpp"
+#include "tapegrad/ops/shape.hpp"
+#include "tapegrad/ops/softmax.hpp"
+
+namespace tapegrad {
+
+namespace {
+
+// The sizes of a batch of attentions: `batch` independent (Sq, Dh) queries against (Sk, Dh) keys and (Sk, Dv) values.
+struct AttentionShape {
+  std::size_t batch, sq, sk, dh, dv;
+};
+
+AttentionShape check_attention(const std::string& op, const Tensor& q, const Tensor& k, const Tensor& v) {
+  const std::string got = ": got q " + q.label() + ", k " + k.label() + ", v " + v.label();
+  const std::string expected = "; expected q (..., Sq, Dh), k (..., Sk, Dh), v (..., Sk, Dv)";
+  if (q.dim() < 2 || k.dim() != q.dim() || v.dim() != q.dim())
+    throw ShapeError(op + got + expected + " with the same number (>= 2) of dimensions");
+  const Shape qs = q.shape(), ks = k.shape(), vs = v.shape();
+  const std::size_t nd = qs.size();
+  std::size_t batch = 1;
+  for (std::size_t d = 0; d + 2 < nd; ++d) {
+    if (ks[d] != qs[d] || vs[d] != qs[d])
+      throw ShapeError(op + got + "; the leading (batch, head) axes differ at axis " + std::to_string(d) + expected +
+                       " with equal leading axes");
+    batch *= qs[d];
+  }
+  if (ks[nd - 1] != qs[nd - 1])
+    throw ShapeError(op + got + "; q and k differ in the last dimension (the head width Dh)" + expected);
+  if (vs[nd - 2] != ks[nd - 2])
+    throw ShapeError(op + got + "; k and v differ in the number of keys Sk" + expected);
+  if (qs[nd - 1] == 0) throw ShapeError(op + got + "; the head width Dh is 0, so 1/√Dh is undefined");
+  if (ks[nd - 2] == 0) throw ShapeError(op + got + "; there are no keys (Sk = 0): a softmax over nothing is undefined");
+  return {batch, qs[nd - 2], ks[nd - 2], qs[nd - 1], vs[nd - 1]};
+}
+
+// How many keys query i sees: all of them, or under the causal mask keys 0..i.
+std::size_t visible_keys(bool causal, std::size_t i, std::size_t sk) { return causal ? std::min(sk, i + 1) : sk; }
+
+}  // namespace
+
+// ---- scores = q kᵀ / √Dh (+ mask),  P = softmax(scores),  y = P v ----
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
+  const AttentionShape s = check_attention("scaled_dot_product_attention", q, k, v);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.dh));
+  Shape p_shape = q.shape(), y_shape = q.shape();
+  p_shape.back() = s.sk;
+  y_shape.back() = s.dv;
+  Array probs = Array::from_shape(p_shape);  // P, the one thing the backward needs besides q, k, v
+  Array y = Array::from_shape(y_shape);
+  for (std::size_t b = 0; b < s.batch; ++b) {
+    double* p = probs.data() + b * s.sq * s.sk;
+    blas::gemm({q.value().data() + b * s.sq * s.dh, s.sq, s.dh}, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh},
+               true, p, 0.0);  // q kᵀ: (Sq, Dh) @ (Sk, Dh)ᵀ
+    for (std::size_t i = 0; i < s.sq; ++i) {  // softmax of each row, the masked keys left at 0
+      double* row = p + i * s.sk;
+      const std::size_t seen = visible_keys(causal, i, s.sk);
+      double max = -std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < seen; ++j) max = std::max(max, row[j] *= scale);
+      double total = 0.0;
+      for (std::size_t j = 0; j < seen; ++j) total += row[j] = std::exp(row[j] - max);
+      for (std::size_t j = 0; j < seen; ++j) row[j] /= total;
+      std::fill(row + seen, row + s.sk, 0.0);
+    }
+    blas::gemm({p, s.sq, s.sk}, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, false,
+               y.data() + b * s.sq * s.dv, 0.0);  // P v: (Sq, Sk) @ (Sk, Dv)
+  }
+  return record("scaled_dot_product_attention", {q, k, v}, std::move(y),
+                [probs = std::move(probs)](const Array& dy, const TapeEntry& e) {
+                  scaled_dot_product_attention_backward(dy, e.inputs[0], e.inputs[1], e.inputs[2], probs);
+                });
+}
+
+// Per batch index, with P the saved probabilities and c = 1/√Dh:
+//   dv = Pᵀ dy                                 (y = P v)
+//   dP = dy vᵀ
+//   dS = P ⊙ (dP − rowsum(dP ⊙ P))             (softmax's backward, row by row; masked keys have P = 0, so dS = 0)
+//   dq = c · dS k,   dk = c · dSᵀ q            (S = c · q kᵀ)
+TAPEGRAD_BACKWARD void scaled_dot_product_attention_backward(const Array& dy, const Tensor& q, const Tensor& k,
+                                                             const Tensor& v, const Array& probs) {
+  const AttentionShape s = check_attention("scaled_dot_product_attention", q, k, v);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.dh));
+  const bool need_dv = v.requires_grad(), need_scores = q.requires_grad() || k.requires_grad();
+  Array dq = need_scores ? Array::from_shape(q.shape()) : Array();
+  Array dk = need_scores ? Array::from_shape(k.shape()) : Array();
+  Array dv = need_dv ? Array::from_shape(v.shape()) : Array();
+  Array ds = Array::from_shape({s.sq, s.sk});  // dP, then dS, of one batch index
+  for (std::size_t b = 0; b < s.batch; ++b) {
+    const blas::Matrix p{probs.data() + b * s.sq * s.sk, s.sq, s.sk};
+    const blas::Matrix g{dy.data() + b * s.sq * s.dv, s.sq, s.dv};
+    if (need_dv) blas::gemm(p, true, g, false, dv.data() + b * s.sk * s.dv, 0.0);  // (Sq, Sk)ᵀ @ (Sq, Dv)
+    if (!need_scores) continue;
+    blas::gemm(g, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, true, ds.data(), 0.0);  // dy vᵀ
+    for (std::size_t i = 0; i < s.sq; ++i) {
+      const double* prow = p.data + i * s.sk;
+      double* row = ds.data() + i * s.sk;
+      double dot = 0.0;
+      for (std::size_t j = 0; j < s.sk; ++j) dot += row[j] * prow[j];
+      for (std::size_t j = 0; j < s.sk; ++j) row[j] = prow[j] * (row[j] - dot) * scale;
+    }
+    const blas::Matrix dscores{ds.data(), s.sq, s.sk};
+    blas::gemm(dscores, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh}, false, dq.data() + b * s.sq * s.dh,
+               0.0);  // (Sq, Sk) @ (Sk, Dh)
+    blas::gemm(dscores, true, {q.value().data() + b * s.sq * s.dh, s.sq, s.dh}, false, dk.data() + b * s.sk * s.dh,
+               0.0);  // (Sq, Sk)ᵀ @ (Sq, Dh)
+  }
+  if (need_scores) {
+    q.accumulate_grad(std::move(dq));
+    k.accumulate_grad(std::move(dk));
+  }
+  if (need_dv) v.accumulate_grad(std::move(dv));
+}
+
+namespace composed {
+
+// Step by step as the formula reads; each step its own tape entry.
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
+  const AttentionShape s = check_attention("composed::scaled_dot_product_attention", q, k, v);
+  Tensor scores = mul(batched_matmul(q, transpose(k, -2, -1)), 1.0 / std::sqrt(static_cast<double>(s.dh)));
+  if (causal) {
+    Array mask = xt::zeros<double>({s.sq, s.sk});  // 0 where query i may look, −∞ where it may not (key j > i)
+    for (std::size_t i = 0; i < s.sq; ++i)
+      for (std::size_t j = i + 1; j < s.sk; ++j) mask(i, j) = -std::numeric_limits<double>::infinity();
+    scores = add(scores, Tensor(std::move(mask), false, "causal_mask"));
+  }
+  return batched_matmul(softmax(scores, -1), v);
+}
+
+}  // namespace composed
+
+}  // namespace tapegrad

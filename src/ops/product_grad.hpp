@@ -1,0 +1,30 @@
+#pragma once
+// Gradients that are matrix products, for the backward functions of linear, matmul
+// and feed_forward (internal header of src/ops): t.grad += op(A) @ op(B).
+
+#include <utility>
+
+#include <xtensor/xshape.hpp>
+
+#include "blas.hpp"
+
+namespace tapegrad {
+
+// The first gradient t receives is the product made in a fresh array of t's shape. A
+// later one (x of a residual block gets one from each branch) is added by BLAS into
+// the gradient t has (beta = 1): no temporary, no separate pass to add it.
+inline void add_product_to_grad(const Tensor& t, blas::Matrix A, bool transpose_a, blas::Matrix B, bool transpose_b) {
+  if (!t.requires_grad()) return;
+  // (The shape check guards the write: a gradient replaced by hand through
+  // mutable_grad() may not fit; it then takes the general path below.)
+  if (t.has_grad() && xt::same_shape(t.grad().shape(), t.value().shape())) {
+    Tensor handle = t;  // a handle to the same tensor, through which its gradient is written
+    blas::gemm(A, transpose_a, B, transpose_b, handle.mutable_grad().data(), 1.0);
+    return;
+  }
+  Array product = Array::from_shape(t.shape());
+  blas::gemm(A, transpose_a, B, transpose_b, product.data(), 0.0);
+  t.accumulate_grad(std::move(product));
+}
+
+}  // namespace tapegrad

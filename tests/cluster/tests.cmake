@@ -1,0 +1,18 @@
+# Sharded sweeps as users run them: scripts/slurm/submit.sh on a real one-node Slurm cluster that the test
+# starts (as root; skipped otherwise or without the packages), and scripts/sweep-parallel.sh with GNU parallel.
+# Each checks that the merged CSVs are byte-identical to an unsharded sweep's, also after a shard was
+# cancelled or killed and resumed, and that no finished run is done again.
+if(TARGET tapegrad-depth)
+  foreach(case slurm parallel)
+    add_test(NAME cluster.${case}
+      COMMAND ${CMAKE_CURRENT_LIST_DIR}/${case}_test.sh $<TARGET_FILE:tapegrad-depth>
+              ${CMAKE_CURRENT_BINARY_DIR}/cluster/${case} ${PROJECT_SOURCE_DIR})
+    set_tests_properties(cluster.${case} PROPERTIES
+      PASS_REGULAR_EXPRESSION "PASS: ${case}"
+      SKIP_REGULAR_EXPRESSION "SKIP:"
+      FAIL_REGULAR_EXPRESSION "FAIL:"
+      ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
+      LABELS "cluster"
+      TIMEOUT 240)
+  endforeach()
+endif()

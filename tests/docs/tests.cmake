@@ -1,0 +1,32 @@
+# Docs are tests: every code block of the Markdown docs runs against this build
+# (tests/docs/doc_test.py; its first lines are the rules for marking blocks).
+#
+#   ctest -L docs                                   this test and the checks that it can fail
+#   /usr/bin/python3 tests/docs/doc_test.py --source-dir . --build-dir build --scratch /tmp/doc-test --list
+#                                                   what would run, without running it
+find_program(TAPEGRAD_DOC_PYTHON NAMES python3 HINTS /usr/bin DOC "Python 3 for the doc test (stdlib only)")
+if(NOT TAPEGRAD_DOC_PYTHON)
+  message(STATUS "Doc test skipped: python3 not found")
+  return()
+endif()
+
+set(_doc_test ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/doc_test.py
+              --source-dir ${PROJECT_SOURCE_DIR} --build-dir ${PROJECT_BINARY_DIR})
+add_test(NAME docs.snippets COMMAND ${_doc_test} --scratch ${CMAKE_CURRENT_BINARY_DIR}/doc-test/snippets)
+set_tests_properties(docs.snippets PROPERTIES LABELS docs TIMEOUT 600 ENVIRONMENT "OPENBLAS_NUM_THREADS=1")
+
+# Each fixtures/<kind>.md is a doc with one kind of mistake; the test must fail for that reason.
+file(GLOB _doc_fixtures CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/fixtures/*.md)
+foreach(_fixture IN LISTS _doc_fixtures)
+  get_filename_component(_kind ${_fixture} NAME_WE)
+  file(RELATIVE_PATH _rel ${PROJECT_SOURCE_DIR} ${_fixture})
+  add_test(NAME docs.catches_${_kind}
+           COMMAND ${_doc_test} --scratch ${CMAKE_CURRENT_BINARY_DIR}/doc-test/${_kind}
+                   --files ${_rel} --expect-failure ${_kind})
+  set_tests_properties(docs.catches_${_kind} PROPERTIES LABELS docs TIMEOUT 300)
+endforeach()
+
+# The README's tour ("Read the code in this order") names files and functions that exist.
+add_test(NAME docs.readme_tour COMMAND ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/tour_test.py
+                                       --source-dir ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.readme_tour PROPERTIES LABELS docs FAIL_REGULAR_EXPRESSION "FAIL")

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Tests of the tapegrad-depth command line on a tiny sweep (seconds each).
+#   lab_cli_test.sh TAPEGRAD_DEPTH WORK_DIR CASE
+# CASE: determinism | shard_merge | resume | damaged | interrupt | bad_args | dump | plots
+set -uo pipefail
+bin="$1"; work="$2"; case="$3"
+rm -rf "$work"; mkdir -p "$work"; cd "$work" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+# The tiny sweep: 2 placements x 2 depths x 2 warmups = 8 runs.
+plotted=(--placements post,rezero --depths 1,3 --lrs 0.01 --warmups 0,5 --widths 4 --steps 12 --batch 8
+         --train-size 64 --eval-size 32 --eval-every 4)
+tiny=("${plotted[@]}" --no-plots)
+csvs=(runs.csv curves.csv init_grads.csv)
+same_csvs() {  # same_csvs DIR1 DIR2: byte-identical CSVs
+  for f in "${csvs[@]}"; do cmp "$1/$f" "$2/$f" || fail "$1/$f and $2/$f differ"; done
+}
+tree_sum() {  # tree_sum DIR: one checksum of every file's name and bytes under DIR
+  (cd "$1" && find . -type f | LC_ALL=C sort | xargs -d '\n' sha256sum | sha256sum)
+}
+
+case "$case" in
+determinism)
+  "$bin" "${tiny[@]}" --out a -j1 > a.log || fail "sweep a failed: $(cat a.log)"
+  "$bin" "${tiny[@]}" --out b -j1 > b.log || fail "sweep b failed"
+  "$bin" "${tiny[@]}" --out c -j3 > c.log || fail "sweep c failed"
+  same_csvs a b; same_csvs a c
+  [ "$(wc -l < a/runs.csv)" -eq 9 ] || fail "expected 8 run rows in a/runs.csv"
+  [ "$(wc -l < a/curves.csv)" -eq $((1 + 8 * 12)) ] || fail "expected 96 curve rows"
+  grep -q "Deepest stack that trained" a.log || fail "no summary table on stdout"
+  ;;
+shard_merge)
+  "$bin" "${tiny[@]}" --out full > /dev/null || fail "unsharded sweep failed"
+  for i in 0 1 2; do "$bin" "${tiny[@]}" --out "s$i" --shard "$i/3" -j1 > "s$i.log" || fail "shard $i failed"; done
+  [ "$(ls s0/runs | wc -l)" -eq 3 ] || fail "shard 0/3 should hold 3 of the 8 runs"
+  "$bin" --no-plots merge merged s0 s1 s2 > merge.log || fail "merge failed: $(cat merge.log)"
+  same_csvs full merged
+  cmp full/summary.txt merged/summary.txt || fail "summaries differ"
+  # Options after the subcommand, as users type them.
+  "$bin" merge merged2 s0 s1 s2 --no-plots > merge2.log || fail "merge OUT DIRS... --no-plots failed: $(cat merge2.log)"
+  same_csvs full merged2
+  # A missing shard: exit 1, naming the missing runs, nothing written; --allow-partial merges what there is.
+  "$bin" merge partial s0 s1 --no-plots > partial.log 2>&1; s=$?
+  [ $s -eq 1 ] || fail "merging 2 of 3 shards should exit 1, got $s: $(cat partial.log)"
+  grep -q "missing: $(ls s2/runs | head -1)" partial.log || fail "the failed merge did not name the missing runs: $(cat partial.log)"
+  [ ! -e partial ] || fail "a failed merge must not write its output folder"
+  "$bin" merge partial s0 s1 --no-plots --allow-partial > partial.log 2>&1 || fail "--allow-partial merge failed"
+  grep -q "2 runs have no results" partial.log || fail "a partial merge did not warn about the missing runs"
+  # A run in two folders (a shard passed with the full sweep), or a folder given twice.
+  "$bin" merge dup full s0 --no-plots > dup.log 2>&1; s=$?
+  [ $s -eq 1 ] || fail "merging overlapping folders should exit 1, got $s"
+  grep -q "in two folders: $(ls s0/runs | head -1) (full, s0)" dup.log || fail "no message for a run in two folders: $(cat dup.log)"
+  "$bin" merge dup s0 s0 s1 s2 > dup.log 2>&1; [ $? -eq 2 ] || fail "a folder given twice should exit 2"
+  grep -q "given twice" dup.log || fail "no message for a folder given twice"
+  "$bin" merge dup s0 s1 s2 --depths 3 > dup.log 2>&1; [ $? -eq 2 ] || fail "merge with a sweep option should exit 2"
+  # A damaged run in a shard counts as missing, and says why.
+  victim=$(ls s1/runs | head -1); head -c 20 "s1/runs/$victim/curves.csv" > cut && mv cut "s1/runs/$victim/curves.csv"
+  "$bin" merge dmg s0 s1 s2 --no-plots > dmg.log 2>&1; [ $? -eq 1 ] || fail "merging a damaged run should exit 1"
+  grep -q "missing: $victim; damaged in s1: curves.csv: 0 rows, the manifest says 12" dmg.log ||
+    fail "no message for the damaged run: $(cat dmg.log)"
+  "$bin" --placements pre --depths 1 --lrs 0.01 --warmups 0 --widths 4 --steps 3 --batch 8 --train-size 64 \
+    --eval-size 32 --no-plots --out other > /dev/null || fail "other sweep failed"
+  "$bin" merge bad s0 other > bad.log 2>&1; [ $? -eq 2 ] || fail "merging different sweeps should exit 2"
+  grep -q "different sweep" bad.log || fail "no message for different sweeps"
+  ;;
+resume)
+  "$bin" "${tiny[@]}" --out full > /dev/null || fail "full sweep failed"
+  "$bin" "${tiny[@]}" --out r > /dev/null || fail "sweep r failed"
+  # Simulate an interrupted sweep: 3 finished runs lost, one half-written run folder, stale CSVs gone.
+  ls r/runs | sed -n '2p;5p;8p' | while read -r d; do rm -rf "r/runs/$d"; done
+  mkdir -p "r/runs/.tmp-post_L3_d4_lr0.01_w0_T12_b8_s0"; rm -f r/*.csv
+  "$bin" "${tiny[@]}" --out r --resume > resume.log || fail "resume failed"
+  grep -q "3 to do (5 finished before, skipped)" resume.log || fail "resume did not skip the 5 finished runs: $(cat resume.log)"
+  [ ! -e "r/runs/.tmp-post_L3_d4_lr0.01_w0_T12_b8_s0" ] || fail "resume left a partial run folder"
+  same_csvs full r
+  # Resuming with other options is refused.
+  "$bin" "${tiny[@]}" --steps 13 --out r --resume > other.log 2>&1; [ $? -eq 2 ] || fail "resume of another sweep should exit 2"
+  grep -q "different sweep" other.log || fail "no message for resuming another sweep"
+  ;;
+damaged)
+  # --resume runs damaged run folders again (saying which and why) instead of merging them.
+  "$bin" "${tiny[@]}" --out full > /dev/null || fail "full sweep failed"
+  "$bin" "${tiny[@]}" --out r > /dev/null || fail "sweep r failed"
+  runs=($(ls r/runs))
+  head -n 5 "r/runs/${runs[0]}/curves.csv" > cut && mv cut "r/runs/${runs[0]}/curves.csv"    # truncated
+  printf '\x00\xff\x13garbage' | dd of="r/runs/${runs[1]}/init_grads.csv" bs=1 seek=3 conv=notrunc 2> /dev/null  # random bytes
+  sed -i 's/,[0-9.e-]*,\([01]\),/,abc,\1,/' "r/runs/${runs[2]}/run.csv"                     # a non-numeric value
+  grep -q abc "r/runs/${runs[2]}/run.csv" || fail "the test did not damage run.csv"
+  rm "r/runs/${runs[3]}/manifest.txt"                                                          # no manifest
+  "$bin" "${tiny[@]}" --out r --resume > resume.log 2> resume.err || fail "resume failed: $(cat resume.err)"
+  grep -q "4 to do (4 finished before, skipped)" resume.log || fail "resume did not redo the 4 damaged runs: $(cat resume.log)"
+  grep -q "${runs[0]} is damaged (curves.csv: 5 rows, the manifest says 12); running it again" resume.err ||
+    fail "no message for the truncated curves.csv: $(cat resume.err)"
+  grep -q "${runs[1]} is damaged (init_grads.csv: its checksum does not match" resume.err || fail "no message for init_grads.csv"
+  grep -q "${runs[2]} is damaged (run.csv: its checksum" resume.err || fail "no message for run.csv"
+  grep -q "${runs[3]} is damaged (manifest.txt is missing" resume.err || fail "no message for the missing manifest"
+  same_csvs full r
+  ;;
+interrupt)
+  # A real kill: SIGINT after some runs have finished, then --resume.
+  big=(--placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,5 --widths 8 --steps 400 --batch 8
+       --train-size 64 --eval-size 32 --eval-every 50 --no-plots -j1)
+  "$bin" "${big[@]}" --out full > /dev/null || fail "full sweep failed"
+  "$bin" "${big[@]}" --out k > k.log 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do
+    [ "$(ls k/runs 2>/dev/null | grep -vc '^\.tmp-')" -ge 2 ] && break
+    sleep 0.05
+  done
+  kill -INT "$pid"; wait "$pid"; status=$?
+  done_runs=$(ls k/runs | grep -vc '^\.tmp-')
+  if [ "$status" -eq 0 ]; then
+    echo "note: the sweep finished before the signal; resume is then a no-op"
+  else
+    [ "$status" -eq 130 ] || fail "an interrupted sweep should exit 130, got $status: $(cat k.log)"
+    grep -q "rerun with the same options and --resume" k.log || fail "no resume hint after Ctrl-C"
+    [ "$done_runs" -lt 16 ] || fail "all runs finished despite the interrupt"
+  fi
+  "$bin" "${big[@]}" --out k --resume > resume.log || fail "resume failed"
+  grep -q "finished before, skipped" resume.log || [ "$status" -eq 0 ] || fail "resume skipped nothing"
+  same_csvs full k
+  ;;
+bad_args)
+  expect2() {  # expect2 "message" args...: exit status 2, message on stderr, nothing written
+    local msg="$1"; shift
+    "$bin" "$@" > out.log 2> err.log; local s=$?
+    [ $s -eq 2 ] || fail "'$*' exited $s, expected 2"
+    grep -q -- "$msg" err.log || fail "'$*' did not say '$msg': $(cat err.log)"
+  }
+  expect2 'unknown placement "postnorm"' --placements post,postnorm --out x
+  expect2 "a depth (number of blocks) must be between 1 and 1024, got 0" --depths 0,2 --out x
+  expect2 "learning rate must be a finite number > 0" --lrs -0.01 --out x
+  expect2 "learning rate must be a finite number > 0" --lrs 0 --out x
+  expect2 "expected i/n" --shard 2/2 --out x
+  expect2 "expected i/n" --shard two --out x
+  expect2 "batch size must be between 1 and --train-size" --batch 100 --train-size 64 --out x
+  expect2 "repeats a value" --depths 2,2 --out x
+  expect2 "The following argument was not expected" --no-such-option
+  expect2 "Could not convert" --depths two
+  # Negative and huge numbers for every count: refused with the range, before any work.
+  expect2 "a depth (number of blocks) must be between 1 and 1024, got -4" --depths -4 --out x
+  expect2 "a depth (number of blocks) must be between 1 and 1024, got 1025" --depths 1025 --out x
+  expect2 "a width must be between 1 and 4096, got -1" --widths -1 --out x
+  expect2 "the train set size must be between 1 and 1000000, got -1" --train-size -1 --out x
+  expect2 "the eval set size must be between 1 and 1000000, got -1" --eval-size -1 --out x
+  expect2 "the eval set size must be between 1 and 1000000, got 10000000" --eval-size 10000000 --out x
+  expect2 "a seed must be between 0 and" --seeds -1 --out x
+  expect2 "the number of threads must be between 1 and 256, got -1" --jobs -1 --out x
+  expect2 "the number of threads must be between 1 and 256, got 0" --jobs 0 --out x
+  expect2 "the number of steps must be between 1 and 1000000, got -3" --steps -3 --out x
+  expect2 "a warmup (in steps) must be between 0 and 1000000, got -5" --warmups -5 --out x
+  expect2 "the eval interval must be between 1 and 1000000, got -1" --eval-every -1 --out x
+  expect2 "a batch size must be between 1 and --train-size" --batch -1 --out x
+  expect2 "a depth (number of blocks) must be between 1 and 1024" --depths 99999999999999999999999 --out x
+  expect2 "MiB (more than the limit of 4096 MiB per run)" --depths 1000 --widths 4096 --out x
+  expect2 "more than 100000 runs" --seeds $(seq -s, 0 999) --depths $(seq -s, 1 101) --out x
+  expect2 "--allow-partial is an option of merge only" --allow-partial --out x
+  [ ! -e x ] || fail "a bad command line must not create the output folder"
+  # A bad command on an existing results folder touches nothing in it (runs/, sweep.json, the CSVs).
+  "$bin" "${tiny[@]}" --out kept > /dev/null || fail "sweep 'kept' failed"
+  before=$(tree_sum kept)
+  for bad in "--widths -1" "--depths -4" "--jobs -1" "--train-size -1" "--shard 3/2" "--steps 13 --resume" \
+             "--placements postnorm" "--dump kept"; do
+    "$bin" "${tiny[@]}" $bad --out kept > /dev/null 2>&1; s=$?
+    [ $s -eq 2 ] || fail "'$bad' on a results folder exited $s, expected 2"
+    [ "$(tree_sum kept)" = "$before" ] || fail "'$bad' changed the results folder 'kept'"
+  done
+  touch afile
+  expect2 "cannot create the output folder 'afile/sub'" "${tiny[@]}" --out afile/sub
+  mkdir ro && chmod 555 ro
+  if [ "$(id -u)" != 0 ]; then expect2 "not writable" "${tiny[@]}" --out ro; fi
+  expect2 "--dump records one run" --dump d
+  expect2 "not a results folder" merge m nowhere
+  "$bin" --help > help.log || fail "--help should exit 0"
+  for opt in --placements --depths --lrs --warmups --seeds --widths --steps --batch --train-size --eval-size \
+             --eval-every --jobs --resume --shard --dump --no-plots merge; do
+    grep -q -- "$opt" help.log || fail "--help does not document $opt"
+  done
+  grep -q "depth <= 1024, width <= 4096, steps, warmup and eval-every <= 1000000, train and eval size <= 1000000, jobs <= 256, at most 100000 runs, and 4 GiB" help.log ||
+    fail "--help does not state the limits the checks enforce"
+  ;;
+dump)
+  "$bin" --dump rec --placements deepnorm --depths 2 --widths 4 --lrs 0.01 --warmups 3 --steps 7 --batch 8 \
+    --train-size 64 > dump.log || fail "dump failed: $(cat dump.log)"
+  for f in config.json x.npy y.npy batches.npy losses.npy input.weight.npy input.bias.npy \
+           blocks.0.ffn.fc1.weight.npy blocks.1.ffn.fc2.bias.npy blocks.1.norm.weight.npy head.weight.npy; do
+    [ -s "rec/$f" ] || fail "the record lacks $f"
+  done
+  [ ! -e rec/final_norm.weight.npy ] || fail "deepnorm has no final norm"
+  grep -q '"placement": "deepnorm"' rec/config.json || fail "config.json lacks the placement"
+  # batches.npy: int64 (7, 8)
+  head -c 80 rec/batches.npy | grep -q "'descr': '<i8'.*'shape': (7, 8)" || fail "batches.npy is not int64 (7, 8)"
+  ;;
+plots)
+  "$bin" "${plotted[@]}" --out p > p.log 2> p.err || fail "sweep with plots failed"
+  for f in eval_vs_depth.gp init_grads.gp curves_lr0.01_w0.gp curves_lr0.01_w5.gp summary.txt sweep.json; do
+    [ -s "p/$f" ] || fail "missing p/$f"
+  done
+  if command -v gnuplot > /dev/null; then
+    for f in eval_vs_depth.png init_grads.png curves_lr0.01_w0.png; do
+      head -c 4 "p/$f" | grep -q PNG || fail "p/$f is not a PNG: $(cat p.err)"
+    done
+  fi
+  # Without gnuplot: a warning, the scripts, no failure.
+  PATH=/nonexistent "$bin" "${plotted[@]}" --out q > q.log 2> q.err || fail "sweep without gnuplot failed"
+  grep -q "gnuplot not found" q.err || fail "no warning without gnuplot"
+  [ -s q/eval_vs_depth.gp ] || fail "scripts not written without gnuplot"
+  ;;
+*) fail "unknown case $case" ;;
+esac
+echo "PASS: $case"

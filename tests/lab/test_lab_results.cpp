@@ -1,0 +1,212 @@
+// The lab's results folder (per-run folders, assembled CSVs, summary) and the
+// replay records checked against PyTorch (tests/fixtures/replay/<placement>/).
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lab/lab_helpers.hpp"
+#include "helpers.hpp"
+#include "tapegrad/lab/files.hpp"
+#include "tapegrad/lab/replay.hpp"
+#include "tapegrad/lab/results_store.hpp"
+#include "tapegrad/lab/summary.hpp"
+
+using namespace tapegrad;
+using namespace tapegrad::lab;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder under the build's temp area.
+std::string scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("tapegrad-lab-test-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+SweepGrid tiny_grid() {
+  SweepGrid g;
+  g.placements = {nn::Placement::post, nn::Placement::rezero};
+  g.lrs = {1e-2};
+  g.warmups = {0};
+  g.depths = {1, 2};
+  g.widths = {4};
+  g.steps = {4};
+  g.batches = {8};
+  g.seeds = {0};
+  g.base.train_size = 32;
+  g.base.eval_size = 16;
+  g.base.eval_every = 2;
+  return g;
+}
+
+// The last word of the table row that starts with `placement`.
+std::string cell(const std::string& table, const std::string& placement) {
+  std::istringstream in(table);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(placement + " ", 0) == 0) return line.substr(line.find_last_of(' ') + 1);
+  return "(no row)";
+}
+
+std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE("results store: runs saved in any order assemble in canonical order", "[lab]") {
+  const std::string out = scratch("store");
+  const auto runs = expand(tiny_grid());
+  REQUIRE(runs.size() == 4);
+  for (std::size_t i : {3, 0, 2}) save_run(out, run_experiment(runs[i]));
+  CHECK(run_finished(out, runs[0]));
+  CHECK_FALSE(run_finished(out, runs[1]));
+
+  const Assembly a = assemble(out, runs);
+  CHECK(a.missing == 1);
+  REQUIRE(a.outcomes.size() == 3);
+  CHECK(a.outcomes[0].config == runs[0]);
+  CHECK(a.outcomes[1].config == runs[2]);
+  const std::string csv = read_file(out + "/runs.csv");
+  CHECK(csv.rfind(kRunsHeader, 0) == 0);
+  CHECK(lines(csv) == 4);
+  CHECK(csv.find(run_id(runs[0])) < csv.find(run_id(runs[3])));
+  // 4 steps per run; depth 1 and 2 blocks of init stats
+  CHECK(lines(read_file(out + "/curves.csv")) == 1 + 3 * 4);
+  CHECK(lines(read_file(out + "/init_grads.csv")) == 1 + 2 + 1 + 1);  // blocks of runs 3 (L=2), 0 and 2 (L=1)
+
+  // A run in flight when the sweep was killed leaves only a .tmp- folder, which is not a result.
+  fs::create_directories(runs_dir(out) + "/.tmp-" + run_id(runs[1]));
+  CHECK_FALSE(run_finished(out, runs[1]));
+  remove_partial_runs(out);
+  CHECK_FALSE(fs::exists(runs_dir(out) + "/.tmp-" + run_id(runs[1])));
+
+  save_run(out, run_experiment(runs[1]));
+  const std::string before = read_file(out + "/runs.csv");
+  CHECK(assemble(out, runs).missing == 0);
+  CHECK(read_file(out + "/runs.csv") != before);
+  fs::remove_all(out);
+}
+
+TEST_CASE("check_run: a finished run's files must match its manifest", "[lab]") {
+  const std::string out = scratch("manifest");
+  const RunConfig c = expand(tiny_grid())[0];
+  CHECK(check_run(out, c).state == RunCheck::State::missing);
+  save_run(out, run_experiment(c));
+  REQUIRE(check_run(out, c).state == RunCheck::State::finished);
+  const std::string dir = run_dir(out, c);
+  const std::string curves = read_file(dir + "/curves.csv"), init = read_file(dir + "/init_grads.csv");
+
+  write_file_atomically(dir + "/curves.csv", curves.substr(0, curves.find('\n') + 1));  // truncated to one row
+  RunCheck check = check_run(out, c);
+  CHECK(check.state == RunCheck::State::damaged);
+  CHECK(check.problem == "curves.csv: 1 rows, the manifest says 4");
+  CHECK_FALSE(run_finished(out, c));
+  CHECK(assemble(out, {c}).missing == 1);  // a damaged run is never assembled
+
+  write_file_atomically(dir + "/curves.csv", curves);
+  std::string flipped = init;
+  flipped[3] ^= 0x20;  // one changed byte, the same number of rows
+  write_file_atomically(dir + "/init_grads.csv", flipped);
+  CHECK_THAT(check_run(out, c).problem, Catch::Contains("init_grads.csv: its checksum does not match"));
+
+  write_file_atomically(dir + "/init_grads.csv", init);
+  CHECK(check_run(out, c).state == RunCheck::State::finished);
+  fs::remove(dir + "/manifest.txt");
+  CHECK_THAT(check_run(out, c).problem, Catch::Contains("manifest.txt is missing"));
+  fs::remove_all(out);
+}
+
+TEST_CASE("assemble names the file, line and column of a value it cannot read", "[lab]") {
+  const std::string out = scratch("parse");
+  const RunConfig c = expand(tiny_grid())[0];
+  save_run(out, run_experiment(c));
+  const std::string dir = run_dir(out, c);
+  // A run.csv with a non-number where train_loss goes, and a manifest that vouches for it
+  // (as if written so): the parse must still refuse it, naming where.
+  std::string row = read_file(dir + "/run.csv");
+  std::vector<std::size_t> commas;
+  for (std::size_t i = 0; i < row.size(); ++i)
+    if (row[i] == ',') commas.push_back(i);
+  row.replace(commas[8] + 1, commas[9] - commas[8] - 1, "1.5x");  // column 10: train_loss
+  write_file_atomically(dir + "/run.csv", row);
+  std::string manifest = read_file(dir + "/manifest.txt");
+  char sum[17];
+  std::snprintf(sum, sizeof sum, "%016llx", static_cast<unsigned long long>(stable_hash(row)));
+  manifest.replace(0, manifest.find('\n'), "run.csv 1 " + std::string(sum));
+  write_file_atomically(dir + "/manifest.txt", manifest);
+  REQUIRE(run_finished(out, c));
+  CHECK_THROWS_WITH(assemble(out, {c}),
+                    Catch::Contains(dir + "/run.csv:1: column train_loss: '1.5x' is not a number"));
+  fs::remove_all(out);
+}
+
+TEST_CASE("summary table: the deepest depth that trained", "[lab]") {
+  const SweepGrid g = tiny_grid();
+  const auto runs = expand(g);
+  std::vector<RunOutcome> outcomes;
+  for (const auto& c : runs) outcomes.push_back({c, 0.5, 0.6, false, -1, ""});
+  outcomes[1].failed = true;  // post, depth 2
+  outcomes[1].fail_reason = "collapse";
+  const std::string t = summary_table(g, outcomes);
+  INFO(t);
+  CHECK(cell(t, "post") == "1");
+  CHECK(cell(t, "rezero") == "2");
+  CHECK(t.find("1 of 4 runs failed (0 with NaN/Inf, 1 collapsed)") != std::string::npos);
+  outcomes[0].failed = true;  // post depth 1 fails too, depth 2 trains: non-monotone
+  outcomes[1].failed = false;
+  CHECK(cell(summary_table(g, outcomes), "post") == "2*");
+  outcomes.pop_back();  // a rezero run missing
+  CHECK(cell(summary_table(g, outcomes), "rezero") == "1?");
+}
+
+TEST_CASE("write_replay writes a record that replays bitwise in tapegrad", "[lab]") {
+  const std::string dir = scratch("replay");
+  RunConfig c = testing::tiny_run(nn::Placement::sandwich);
+  c.warmup = 3;
+  const RunResult r = write_replay(dir, c);
+  for (const char* f : {"config.json", "x.npy", "y.npy", "batches.npy", "losses.npy", "input.weight.npy",
+                        "blocks.1.ffn.fc2.weight.npy", "blocks.0.norm_out.bias.npy", "final_norm.weight.npy",
+                        "head.bias.npy"})
+    CHECK(fs::exists(fs::path(dir) / f));
+  const Replay rp = read_replay(dir);
+  CHECK(rp.config == c);
+  CHECK(rp.batches == sample_batches(c));
+  CHECK(rp.train.y == make_teacher_task(c).train.y);
+  CHECK(read_npy_vector(dir + "/losses.npy") == r.log.losses());
+  CHECK(replay_losses(dir) == r.log.losses());
+
+  // A damaged record is refused with the file and shapes named.
+  fs::copy_file(dir + "/y.npy", dir + "/batches.npy", fs::copy_options::overwrite_existing);
+  CHECK_THROWS_WITH(read_replay(dir), Catch::Contains("batches.npy' holds shape (32)"));
+  fs::remove(dir + "/x.npy");
+  CHECK_THROWS_WITH(read_replay(dir), Catch::Contains("x.npy"));
+  fs::remove_all(dir);
+}
+
+// The committed records (made by `tapegrad-depth --dump`, losses from
+// `tools/replay_torch.py --write` with torch 1.13 in float64): our training of
+// the same model from the same initial parameters on the same batches must
+// give PyTorch's per-step losses to 1e-9 relative, for every placement.
+TEST_CASE("replay parity with PyTorch for every placement", "[lab]") {
+  const fs::path root = fs::path(TAPEGRAD_FIXTURES_DIR) / "replay";
+  std::size_t checked = 0;
+  for (auto p : nn::all_placements()) {
+    const fs::path dir = root / nn::to_string(p);
+    INFO("record " << dir.string());
+    REQUIRE(fs::exists(dir / "torch_losses.npy"));
+    const std::vector<double> torch_losses = read_npy_vector((dir / "torch_losses.npy").string());
+    const std::vector<double> ours = replay_losses(dir.string());
+    REQUIRE(ours.size() == torch_losses.size());
+    REQUIRE(ours.size() >= 10);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < ours.size(); ++i)
+      worst = std::max(worst, std::abs(ours[i] - torch_losses[i]) / std::abs(torch_losses[i]));
+    INFO("largest relative difference " << worst);
+    CHECK(worst <= 1e-9);
+    CHECK(torch_losses.back() < torch_losses.front());  // the record does train
+    ++checked;
+  }
+  CHECK(checked == 6);
+}

@@ -1,0 +1,39 @@
+# The lab (lab/) is an application on libtapegrad: its unit tests (tests/lab/test_*.cpp, tag [lab])
+# are in the one Catch2 binary, which therefore links the lab's library too.
+target_link_libraries(tapegrad_tests PRIVATE tapegrad::lab)
+
+# Tests of the tapegrad-depth program on tiny sweeps: determinism across --jobs, sharding + merge,
+# --resume (simulated, after a real SIGINT, and with damaged run files), bad arguments (exit status 2,
+# the message, nothing touched), --dump, and the plots.
+foreach(case determinism shard_merge resume damaged interrupt bad_args dump plots)
+  add_test(NAME lab.cli.${case}
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/lab_cli_test.sh $<TARGET_FILE:tapegrad-depth>
+            ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/${case} ${case})
+  set_tests_properties(lab.cli.${case} PROPERTIES
+    PASS_REGULAR_EXPRESSION "PASS: ${case}"
+    FAIL_REGULAR_EXPRESSION "FAIL:"
+    ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
+    LABELS "lab;cli"
+    TIMEOUT 300)
+endforeach()
+
+# The command line fuzzed: random argument lists against a folder of finished runs (lab_cli_fuzz.py says what
+# it checks). A fixed seed and a fixed number of cases, so that it runs the same every time. Label fuzz: the
+# sanitizer pass of scripts/test.sh runs it too, there without the address-space limit (ASan reserves terabytes).
+find_program(TAPEGRAD_PYTHON3 python3)
+if(TAPEGRAD_PYTHON3)
+  if(TAPEGRAD_SANITIZE)
+    set(lab_fuzz_memory_gib 0)
+  else()
+    set(lab_fuzz_memory_gib 2)
+  endif()
+  add_test(NAME lab.cli.fuzz
+    COMMAND ${TAPEGRAD_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/lab_cli_fuzz.py $<TARGET_FILE:tapegrad-depth>
+            ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/fuzz --cases 200 --memory-gib ${lab_fuzz_memory_gib})
+  set_tests_properties(lab.cli.fuzz PROPERTIES
+    PASS_REGULAR_EXPRESSION "PASS: fuzz"
+    FAIL_REGULAR_EXPRESSION "FAIL:"
+    ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
+    LABELS "lab;cli;fuzz"
+    TIMEOUT 300)
+endif()
