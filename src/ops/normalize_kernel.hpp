@@ -38,22 +38,23 @@ struct GroupStats {
 // with g = dy ⊙ γ and x̂ = (x − mean)·rstd. Also dγ += dy ⊙ x̂ and dβ += dy.
 enum class Statistics { centered, uncentered, constant };
 
-// The two implementations, same arguments:
+// The two implementations, same signatures:
 //   forward:  writes y and, unless the statistics are constant, stats[g] of every group
 //             (stats is resized to L.groups; when constant it holds them already);
 //   backward: writes dx, adds to dγ and dβ; any of the three may be null (not wanted).
 // γ or β null means 1 or 0.
+using NormalizeForward = void(const double* x, double* y, const Layout& L, Statistics mode, double eps,
+                              std::vector<GroupStats>& stats, const double* gamma, const double* beta);
+using NormalizeBackward = void(const double* x, const double* dy, const Layout& L,
+                               const std::vector<GroupStats>& stats, const double* gamma, Statistics mode,
+                               double* dx, double* dgamma, double* dbeta);
 namespace reference {
-void normalize_forward(const double* x, double* y, const Layout& L, Statistics mode, double eps,
-                       std::vector<GroupStats>& stats, const double* gamma, const double* beta);
-void normalize_backward(const double* x, const double* dy, const Layout& L, const std::vector<GroupStats>& stats,
-                        const double* gamma, Statistics mode, double* dx, double* dgamma, double* dbeta);
+NormalizeForward normalize_forward;
+NormalizeBackward normalize_backward;
 }  // namespace reference
 namespace fast {
-void normalize_forward(const double* x, double* y, const Layout& L, Statistics mode, double eps,
-                       std::vector<GroupStats>& stats, const double* gamma, const double* beta);
-void normalize_backward(const double* x, const double* dy, const Layout& L, const std::vector<GroupStats>& stats,
-                        const double* gamma, Statistics mode, double* dx, double* dgamma, double* dbeta);
+NormalizeForward normalize_forward;
+NormalizeBackward normalize_backward;
 }  // namespace fast
 
 // The one the ops use.

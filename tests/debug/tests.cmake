@@ -33,19 +33,27 @@ set_tests_properties(debug.gdb_pretty_printers PROPERTIES
   LABELS gdb
   TIMEOUT 120)
 
-file(GLOB TAPEGRAD_GDB_RECIPES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/gdb/recipes/*.gdb)
-foreach(recipe IN LISTS TAPEGRAD_GDB_RECIPES)
-  get_filename_component(name ${recipe} NAME_WE)
-  file(STRINGS ${recipe} program_line REGEX "^# program: examples/")
-  string(REGEX REPLACE "^# program: examples/" "" example "${program_line}")
-  add_test(NAME debug.gdb_recipe.${name}
-    COMMAND ${TAPEGRAD_PYTHON3_FOR_GDB} ${CMAKE_CURRENT_LIST_DIR}/run_recipe.py
-      --gdb "${TAPEGRAD_GDB}" --readelf ${TAPEGRAD_READELF} --build-dir ${CMAKE_BINARY_DIR}
-      --library $<TARGET_FILE:tapegrad> --program $<TARGET_FILE:tapegrad_gdb_${example}> --recipe ${recipe}
-      --doc ${PROJECT_SOURCE_DIR}/tools/gdb/README.md --optional-doc ${PROJECT_SOURCE_DIR}/README.md)
-  set_tests_properties(debug.gdb_recipe.${name} PROPERTIES
-    SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 180 LABELS gdb)
-endforeach()
+# One ctest test per recipe file tools/<debugger>/recipes/<name>.<ext>: run_recipe.py runs it in
+# batch mode on the example its "# program: examples/<example>" line names and checks the
+# transcripts that `doc` shows. Extra arguments go to run_recipe.py.
+function(add_recipe_tests debugger ext doc)
+  file(GLOB recipes CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/${debugger}/recipes/*.${ext})
+  foreach(recipe IN LISTS recipes)
+    get_filename_component(name ${recipe} NAME_WE)
+    file(STRINGS ${recipe} program_line REGEX "^# program: examples/")
+    string(REGEX REPLACE "^# program: examples/" "" example "${program_line}")
+    add_test(NAME debug.${debugger}_recipe.${name}
+      COMMAND ${TAPEGRAD_PYTHON3_FOR_GDB} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/run_recipe.py
+        --readelf ${TAPEGRAD_READELF} --build-dir ${CMAKE_BINARY_DIR}
+        --library $<TARGET_FILE:tapegrad> --program $<TARGET_FILE:tapegrad_gdb_${example}> --recipe ${recipe}
+        --doc ${doc} ${ARGN})
+    set_tests_properties(debug.${debugger}_recipe.${name} PROPERTIES
+      SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 180 LABELS gdb)
+  endforeach()
+endfunction()
+
+add_recipe_tests(gdb gdb ${PROJECT_SOURCE_DIR}/tools/gdb/README.md
+                 --gdb "${TAPEGRAD_GDB}" --optional-doc ${PROJECT_SOURCE_DIR}/README.md)
 
 # The examples run to completion and print what they computed; those that
 # check something (gradcheck, fused vs by hand, loss going down) exit non-zero
@@ -67,20 +75,8 @@ endif()
 # lldb-22 -b, checked against tools/lldb/README.md. Run from examples/, so that the
 # documented `command script import ../tools/lldb/tapegrad_lldb.py` resolves.
 find_program(TAPEGRAD_LLDB NAMES lldb-22 DOC "lldb for the lldb formatter tests")
-file(GLOB TAPEGRAD_LLDB_RECIPES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/lldb/recipes/*.lldb)
-foreach(recipe IN LISTS TAPEGRAD_LLDB_RECIPES)
-  get_filename_component(name ${recipe} NAME_WE)
-  file(STRINGS ${recipe} program_line REGEX "^# program: examples/")
-  string(REGEX REPLACE "^# program: examples/" "" example "${program_line}")
-  add_test(NAME debug.lldb_recipe.${name}
-    COMMAND ${TAPEGRAD_PYTHON3_FOR_GDB} ${CMAKE_CURRENT_LIST_DIR}/run_recipe.py
-      --lldb "${TAPEGRAD_LLDB}" --readelf ${TAPEGRAD_READELF} --build-dir ${CMAKE_BINARY_DIR}
-      --cwd ${PROJECT_SOURCE_DIR}/examples
-      --library $<TARGET_FILE:tapegrad> --program $<TARGET_FILE:tapegrad_gdb_${example}> --recipe ${recipe}
-      --doc ${PROJECT_SOURCE_DIR}/tools/lldb/README.md)
-  set_tests_properties(debug.lldb_recipe.${name} PROPERTIES
-    SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 180 LABELS gdb)
-endforeach()
+add_recipe_tests(lldb lldb ${PROJECT_SOURCE_DIR}/tools/lldb/README.md
+                 --lldb "${TAPEGRAD_LLDB}" --cwd ${PROJECT_SOURCE_DIR}/examples)
 
 # VS Code: .vscode/launch.json has a gdb and an lldb configuration per example, and
 # their setup commands load the printers/formatters in batch gdb and lldb-22.
