@@ -20,6 +20,7 @@ import argparse
 import glob
 import json
 import os
+import queue
 import statistics
 import sys
 import time
@@ -44,8 +45,21 @@ def stop(km, kc):
 
 def run(kc, code):
     msg_id = kc.execute(code)
+    deadline = time.monotonic() + 600
     while True:
-        reply = kc.get_shell_msg(timeout=600)
+        # Read the output messages as they come (and drop them): left unread, a cell with much
+        # output (notebook 01's rich displays) never got its reply here.
+        while True:
+            try:
+                kc.get_iopub_msg(timeout=0)
+            except queue.Empty:
+                break
+        if time.monotonic() > deadline:
+            raise RuntimeError("a cell gave no reply within 600 s")
+        try:
+            reply = kc.get_shell_msg(timeout=0.05)
+        except queue.Empty:
+            continue
         if reply["parent_header"].get("msg_id") == msg_id:
             break
     if reply["content"]["status"] != "ok":
