@@ -21,11 +21,7 @@ if [ "$cases" != "$registered" ]; then
   echo "error: tapegrad_tests has $cases test cases but ctest registered $registered (check test names for '[' or ']')" >&2
   exit 1
 fi
-(cd "$root/build" && ctest --output-on-failure -j "$(nproc)" -LE notebook)
-# The notebook tests run through the Jupyter kernel, whose interrupt recovery and first
-# notebook are known to fail now and then (the kernel dies or hangs: issue 14, open). A
-# failing notebook test runs again, up to 3 times in all; one that fails every time fails.
-(cd "$root/build" && ctest --output-on-failure -j "$(nproc)" -L notebook --repeat until-pass:3)
+(cd "$root/build" && ctest --output-on-failure -j "$(nproc)")
 
 if [ "${TAPEGRAD_SKIP_RELEASE:-0}" != 1 ]; then
   # A second build type, as packagers build it: no debug information. The unit tests must

@@ -60,7 +60,8 @@ endforeach()
 # displays, compile errors, exceptions, Interrupt, restart, a malformed connection file.
 add_test(NAME notebook.kernel_protocol
          COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/kernel_protocol.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT}
-                 --kernel $<TARGET_FILE:tapegrad-xcpp>)
+                 --kernel $<TARGET_FILE:tapegrad-xcpp> --lib-dir $<TARGET_FILE_DIR:tapegrad>
+                 --include-dir ${PROJECT_SOURCE_DIR}/include)
 set_tests_properties(notebook.kernel_protocol PROPERTIES LABELS notebook TIMEOUT 600 ENVIRONMENT "${_nb_env}")
 
 # Notebooks 01 and 06 in the classic Notebook page in headless Chromium ("Run All"); the

@@ -56,9 +56,10 @@ inline void clear_output(bool wait = false) { detail::publish("clear_output", {{
 namespace detail {
 
 // The cell's result: what a last expression without `;` shows. The kernel calls it as
-// show_result([]() -> decltype(auto) { return (expression); }).
+// int tapegrad_xcpp_result_N = show_result([]() -> decltype(auto) { return (expression); });
+// (a declaration, see kernel/src/interpreter.cpp); the int it returns means nothing.
 template <class F>
-void show_result(F&& evaluate) {
+int show_result(F&& evaluate) {
   using R = decltype(evaluate());
   if constexpr (std::is_void_v<R>) {
     evaluate();
@@ -67,6 +68,7 @@ void show_result(F&& evaluate) {
   } else {
     display_with("execute_result", evaluate(), "");
   }
+  return 0;
 }
 
 }  // namespace detail
