@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Browser test: the classic Jupyter Notebook page runs notebooks 01 and 06 through the
+"""Browser test: the classic Jupyter Notebook page runs notebooks 01, 06 and 07 through the
 kernel, in headless Chromium, as a learner would click "Run All".
 
   browser_check.py --kernelspecs BUILD/share/jupyter --lib-dir BUILD --out DIR NB.ipynb [...]
@@ -9,7 +9,7 @@ the server and the browser bound to 127.0.0.1 and the server behind a token:
   * open /notebooks/NB, wait for the kernel, Jupyter.notebook.execute_all_cells(), wait
     until no cell shows In [*];
   * check the page: no error output, and what the notebook must show (--expect NB=selector:
-    the Tensor's HTML table in 01, the plot's image in 06);
+    the Tensor's HTML table in 01, the plot's image in 06, the tables in 07);
   * save a screenshot to DIR/NB.png.
 The server and the browser are ended by their process ids. Without chromium (or the
 notebook server, or python3-websocket) it prints "SKIP: ..." and exits 0; ctest reports
