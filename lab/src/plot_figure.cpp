@@ -116,6 +116,43 @@ void Series::add(double x, double y, double clip_top) {
   else points.emplace_back(x, y);
 }
 
+namespace {
+
+// The notes for series drawn on top of each other: "(post, deepnorm and rezero coincide)".
+std::string coincidence_notes(const std::vector<Series>& series, const Range& y, bool log_y) {
+  std::vector<std::size_t> group(series.size());
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    group[i] = i;
+    for (std::size_t j = 0; j < i; ++j)
+      if (group[j] == j && coincide(series[j], series[i], y, log_y)) {
+        group[i] = j;
+        break;
+      }
+  }
+  std::string notes;
+  for (std::size_t lead = 0; lead < series.size(); ++lead) {
+    std::vector<std::string> names;
+    bool offset = false;
+    for (std::size_t i = 0; i < series.size(); ++i)
+      if (group[i] == lead) names.push_back(series[i].name), offset |= series[i].x_offset != series[lead].x_offset;
+    if (names.size() < 2) continue;
+    notes += "\n(";
+    for (std::size_t i = 0; i < names.size(); ++i)
+      notes += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    notes += std::string(" coincide") + (offset ? ": markers offset sideways" : "") + ")";
+  }
+  return notes;
+}
+
+// "$d<n> << EOD ... EOD": points as gnuplot reads them inline.
+std::string data_block(int n, const std::vector<std::pair<double, double>>& points) {
+  std::string s = "$d" + std::to_string(n) + " << EOD\n";
+  for (const auto& [x, y] : points) s += number(x) + " " + number(y) + "\n";
+  return s + "EOD\n";
+}
+
+}  // namespace
+
 std::string Figure::script() const {
   std::ostringstream s;
   s << "# Written by tapegrad-depth; run from this folder: gnuplot <this file>\n"
@@ -128,68 +165,60 @@ std::string Figure::script() const {
   for (const Panel& given : panels) {
     Panel p = given;
     for (Series& se : p.series) se = drawable(se, p.log_y);
-    // Ranges: x from the points and clipped markers; y fixed (clip level) or from the points.
+    // Where each point lands, shifted sideways by its series' offset.
+    std::vector<std::vector<std::pair<double, double>>> points(p.series.size());
     std::vector<double> xs, ys;
-    for (const Series& se : p.series) {
-      for (const auto& [x, y] : se.points) xs.push_back(shifted(x, se.x_offset, p.log_x)), ys.push_back(y);
+    for (std::size_t i = 0; i < p.series.size(); ++i) {
+      const Series& se = p.series[i];
+      for (const auto& [x, y] : se.points) {
+        points[i].emplace_back(shifted(x, se.x_offset, p.log_x), y);
+        xs.push_back(points[i].back().first), ys.push_back(y);
+      }
       for (double x : se.clipped_x) xs.push_back(shifted(x, se.x_offset, p.log_x));
     }
     for (double x : p.x_extent) xs.push_back(x);
+    // Ranges: x from the points and clipped markers; y fixed (a clip level) or from the points.
     const Range xr = padded(xs, p.log_x);
-    Range yr{0, 0};
-    if (std::isfinite(p.clip_top)) {
-      const double span = p.clip_top - p.y_floor;
-      yr = {p.y_floor - 0.04 * span, p.clip_top + 0.06 * span};
-    } else {
-      yr = padded(ys, p.log_y);
-    }
+    const double span = p.clip_top - p.y_floor;
+    const Range yr = std::isfinite(p.clip_top) ? Range{p.y_floor - 0.04 * span, p.clip_top + 0.06 * span}
+                                               : padded(ys, p.log_y);
     // Clipped markers: at the clip level, or (a panel without one) at the top of the data.
     const double marker_y = std::isfinite(p.clip_top) ? p.clip_top
                             : ys.empty()              ? (p.log_y ? std::sqrt(yr.lo * yr.hi) : 0.5 * (yr.lo + yr.hi))
                                                       : *std::max_element(ys.begin(), ys.end());
-    std::string title = p.title;
-    for (std::size_t i = 0; i < p.series.size(); ++i)
-      for (std::size_t j = i + 1; j < p.series.size(); ++j)
-        if (coincide(p.series[i], p.series[j], yr, p.log_y))
-          title += "\n(" + p.series[i].name + " and " + p.series[j].name + " coincide" +
-                   (p.series[i].x_offset != p.series[j].x_offset ? ": markers offset sideways" : "") + ")";
     std::ostringstream panel;
-    panel << "set title " << dq(title) << "\n"
+    panel << "set title " << dq(p.title + coincidence_notes(p.series, yr, p.log_y)) << "\n"
           << "set xlabel " << quoted(p.xlabel) << "\nset ylabel " << quoted(p.ylabel) << "\n"
           << (p.log_x ? "set logscale x 2\n" : "unset logscale x\n")
-          << (p.log_y ? "set logscale y\nset ytics " + log_tics(yr) + "\n" : "unset logscale y\nset ytics autofreq\n") << "set xrange [" << number(xr.lo) << ":"
-          << number(xr.hi) << "]\nset yrange [" << number(yr.lo) << ":" << number(yr.hi) << "]\n"
+          << (p.log_y ? "set logscale y\nset ytics " + log_tics(yr) + "\n" : "unset logscale y\nset ytics autofreq\n")
+          << "set xrange [" << number(xr.lo) << ":" << number(xr.hi) << "]\n"
+          << "set yrange [" << number(yr.lo) << ":" << number(yr.hi) << "]\n"
           << "set key " << p.key << "\n";
-    std::string cmd, sep;
+    std::vector<std::string> items;
     bool any_clipped = false;
-    for (const Series& se : p.series) {
-      const bool drawn = !se.points.empty();
-      if (drawn) {
-        s << "$d" << block << " << EOD\n";
-        for (const auto& [x, y] : se.points)
-          s << number(shifted(x, se.x_offset, p.log_x)) << " " << number(y) << "\n";
-        s << "EOD\n";
-        cmd += sep + "$d" + std::to_string(block) + " using 1:2 " + se.style + " title " + quoted(se.title);
-        sep = ", \\\n  ";
-        ++block;
+    for (std::size_t i = 0; i < p.series.size(); ++i) {
+      const Series& se = p.series[i];
+      if (points[i].empty()) {
+        items.push_back("keyentry " + se.style + " title " + quoted(se.title));  // in the key all the same
       } else {
-        cmd += sep + "keyentry " + se.style + " title " + quoted(se.title);
-        sep = ", \\\n  ";
+        s << data_block(block, points[i]);
+        items.push_back("$d" + std::to_string(block++) + " using 1:2 " + se.style + " title " + quoted(se.title));
       }
-      if (!se.clipped_x.empty()) {
-        any_clipped = true;
-        s << "$d" << block << " << EOD\n";
-        for (double x : se.clipped_x) s << number(shifted(x, se.x_offset, p.log_x)) << " " << number(marker_y) << "\n";
-        s << "EOD\n";
-        cmd += sep + "$d" + std::to_string(block) + " using 1:2 with points pt 9 ps 1.4 lc rgb '" + se.colour + "' notitle";
-        ++block;
-      }
+      if (se.clipped_x.empty()) continue;
+      any_clipped = true;
+      std::vector<std::pair<double, double>> at_top;
+      for (double x : se.clipped_x) at_top.emplace_back(shifted(x, se.x_offset, p.log_x), marker_y);
+      s << data_block(block, at_top);
+      items.push_back("$d" + std::to_string(block++) + " using 1:2 with points pt 9 ps 1.4 lc rgb '" + se.colour +
+                      "' notitle");
     }
-    for (const std::string& f : p.functions) cmd += sep + f, sep = ", \\\n  ";
+    items.insert(items.end(), p.functions.begin(), p.functions.end());
     if (any_clipped)
-      cmd += sep + "keyentry with points pt 9 ps 1.4 lc rgb 'black' title 'clipped / NaN (above the range; at the top)'";
-    if (cmd.empty()) cmd = "keyentry title 'no data'";
-    panel << "plot " << cmd << "\n";
+      items.push_back("keyentry with points pt 9 ps 1.4 lc rgb 'black' title 'clipped / NaN (above the range; at the top)'");
+    if (items.empty()) items.push_back("keyentry title 'no data'");
+    panel << "plot ";
+    for (std::size_t i = 0; i < items.size(); ++i) panel << (i ? ", \\\n  " : "") << items[i];
+    panel << "\n";
     plots.push_back(panel.str());
   }
   s << "set multiplot layout " << rows << "," << cols << " title " << dq(title) << "\n";
