@@ -167,7 +167,7 @@ Figure curves_figure(const SweepGrid& g, const Table& curves, double lr, long wa
   f.png = png;
   f.title = "training loss (minibatch) against step at lr = " + format_double(lr) + ", warmup = " +
             std::to_string(warmup) + "\none run per line: " + one_run_note(g);
-  size_figure(f, g.placements.size(), 440, 330);
+  size_figure(f, g.placements.size(), 440, 390);
   const std::size_t step_col = curves.rows.empty() ? 0 : curves.column("step");
   const std::size_t loss_col = curves.rows.empty() ? 0 : curves.column("loss");
   for (auto p : g.placements) {
@@ -221,7 +221,7 @@ Figure eval_vs_depth_figure(const SweepGrid& g, const Table& runs) {
   f.png = "eval_vs_depth.png";
   f.title = "final eval loss against depth (" + averaged_note(g, true) +
             ")\nabove the grey line the run failed; markers offset sideways per placement";
-  size_figure(f, g.lrs.size() * g.warmups.size(), 470, 350);
+  size_figure(f, g.lrs.size() * g.warmups.size(), 470, 420);
   const std::vector<RunConfig> all = expand(g);
   const double threshold = collapse_threshold(g.base.classes);
   for (double lr : g.lrs)
@@ -230,7 +230,6 @@ Figure eval_vs_depth_figure(const SweepGrid& g, const Table& runs) {
       panel.title = "lr = " + format_double(lr) + ", warmup = " + std::to_string(w);
       panel.xlabel = "depth L (blocks)";
       panel.ylabel = "eval loss";
-      panel.key = "top left";
       panel.log_x = true;
       panel.clip_top = loss_clip(g);
       panel.series = mean_per_depth(g, all, runs, "eval_loss", lr, w, panel.clip_top);
@@ -267,7 +266,6 @@ Figure init_grads_figure(const SweepGrid& g, const Table& init) {
     panel.title = hidden ? "hidden-state norm after each block" : "||dL/dW|| per block, W = " + names[panel_index];
     panel.xlabel = "block index l";
     panel.ylabel = hidden ? "RMS over the batch of ||h_l||" : "gradient norm (Frobenius)";
-    panel.key = "below horizontal";
     panel.log_y = true;
     panel.x_extent = {0.0, static_cast<double>(deepest - 1)};
     for (std::size_t i = 0; i < g.placements.size(); ++i) {
@@ -294,14 +292,13 @@ Figure last_block_figure(const SweepGrid& g, const Table& init) {
   f.png = "last_block_grad.png";
   f.title = "at initialisation: the last block's ||dL/dW|| against depth (" + averaged_note(g, false) +
             "; batch " + std::to_string(g.batches[0]) + ")\nXiong et al. 2020, Thm. 1: Post-Norm's does not shrink "
-            "with L, Pre-Norm's shrinks like 1/sqrt(L)";
+            "with L, Pre-Norm's shrinks like 1/sqrt(L); markers offset sideways per placement";
   size_figure(f, names.size(), 560, 420);
   for (const std::string& name : names) {
     Panel panel;
-    panel.title = "W = " + name + " of block L-1; markers offset sideways per placement";
+    panel.title = "W = " + name + " of block L-1";
     panel.xlabel = "depth L (blocks)";
     panel.ylabel = "gradient norm (Frobenius)";
-    panel.key = "below horizontal";
     panel.log_x = panel.log_y = true;
     for (std::size_t i = 0; i < g.placements.size(); ++i) {
       Series s = placement_series(g.placements[i], i, g.placements.size(), kOctaveOffset);
@@ -343,18 +340,16 @@ Figure output_change_figure(const SweepGrid& g, const Table& change) {
   Figure f;
   f.png = "output_change.png";
   f.title = "how far the first Adam step moves the output: RMS over the probe batch of ||f(x;theta_1) - f(x;theta_0)||"
-            "\n(f = the logits; " + averaged_note(g, true) + "); Liu et al. 2020: Post-Norm's grows with depth";
-  size_figure(f, g.lrs.size() * g.warmups.size(), 470, 350);
+            "\n(f = the logits; " + averaged_note(g, true) + ")\nLiu et al. 2020: Post-Norm's grows with depth; markers offset sideways per placement";
+  size_figure(f, g.lrs.size() * g.warmups.size(), 470, 420);
   const std::vector<RunConfig> all = expand(g);
   for (double lr : g.lrs)
     for (long w : g.warmups) {
       Panel panel;
-      panel.title = "lr = " + format_double(lr) + ", warmup = " + std::to_string(w) + " (first step's lr " +
-                    format_double(lr * std::min(1.0, 1.0 / static_cast<double>(std::max<long>(w, 1)))) +
-                    "); markers offset sideways";
+      panel.title = "lr = " + format_double(lr) + ", warmup = " + std::to_string(w) + ": first step's lr " +
+                    format_double(lr * std::min(1.0, 1.0 / static_cast<double>(std::max<long>(w, 1))));
       panel.xlabel = "depth L (blocks)";
       panel.ylabel = "output change (RMS)";
-      panel.key = "top left";
       panel.log_x = panel.log_y = true;
       panel.series = mean_per_depth(g, all, change, "output_change", lr, w,
                                     std::numeric_limits<double>::infinity());

@@ -30,7 +30,7 @@ struct Series {
 
 struct Panel {
   std::string title, xlabel, ylabel;
-  std::string key = "top right";
+  std::string key = "below horizontal maxrows 3 width -2 samplen 2";  // below the panel: never over a line
   bool log_x = false, log_y = false;
   // A loss panel: y is drawn on [y_floor, clip_top] (plus margins); clipped markers sit at clip_top.
   double clip_top = std::numeric_limits<double>::quiet_NaN();
