@@ -23,8 +23,10 @@ std::string description() {
          "for every combination of the list options, in parallel, and reports which depths each placement survives.\n"
          "A run FAILED if its loss went NaN/Inf or its final eval loss is above 0.7*ln 8 = 1.456 (a collapse).\n\n"
          "Writes into --out: runs.csv (one row per run), curves.csv (per run and step: loss, gradient norm, lr,\n"
-         "eval loss every --eval-every steps), init_grads.csv (per run and block, at init: ||dL/d fc2.weight|| and\n"
-         "the hidden-state norm), PNG plots drawn by gnuplot with their scripts (*.gp), summary.txt, sweep.json,\n"
+         "eval loss every --eval-every steps), init_grads.csv (per run, block and sublayer, at init: ||dL/dW|| of\n"
+         "the sublayer's output projection, e.g. ffn.fc2.weight, and the hidden-state norm), output_change.csv (per\n"
+         "run: how far the first Adam step moves the logits on a fixed probe batch), PNG plots drawn by gnuplot\n"
+         "with their scripts (*.gp), summary.txt, sweep.json,\n"
          "and runs/ (one folder per finished run, written atomically, with a manifest of its files' row counts and\n"
          "checksums; --resume skips the finished runs and runs damaged ones again).\n\n"
          "Limits (larger values are refused before any work): depth <= " + n(L::max_depth) + ", width <= " +

@@ -24,7 +24,7 @@ void draw_plots(const std::string& out, const SweepGrid& grid) {
   }
   const std::string problems = render_plots(out, scripts, gnuplot);
   if (!problems.empty()) std::cerr << "warning: " << problems << "\n";
-  else std::cout << "Plots: " << out << "/{curves_lr*_w*,eval_vs_depth,init_grads}.png (scripts: *.gp)\n";
+  else std::cout << "Plots: " << out << "/{curves_lr*_w*,eval_vs_depth,init_grads,last_block_grad,output_change}.png (scripts: *.gp)\n";
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ void draw_plots(const std::string& out, const SweepGrid& grid) {
 void report_results(const std::string& out, const SweepGrid& grid, const std::vector<RunConfig>& runs, bool plots) {
   const Assembly a = assemble(out, runs);
   if (a.missing) std::cerr << "warning: " << a.missing << " runs have no results in " << runs_dir(out) << "\n";
-  std::cout << "Wrote " << (fs::path(out) / "runs.csv").string() << ", curves.csv, init_grads.csv (" << a.outcomes.size()
+  std::cout << "Wrote " << (fs::path(out) / "runs.csv").string() << ", curves.csv, init_grads.csv, output_change.csv (" << a.outcomes.size()
             << " runs)\n";
   if (plots) draw_plots(out, grid);
   const std::string table = summary_table(grid, a.outcomes);

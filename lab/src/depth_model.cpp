@@ -38,4 +38,8 @@ const Tensor& DepthModel::fc2_weight(std::size_t block) const {
   return dynamic_cast<const nn::FFN&>(*rb.sublayer).fc2->weight;
 }
 
+std::vector<std::pair<std::string, const Tensor*>> DepthModel::output_projections(std::size_t block) const {
+  return {{"ffn.fc2.weight", &fc2_weight(block)}};
+}
+
 }  // namespace tapegrad::lab

@@ -30,23 +30,6 @@ double mean_loss(DepthModel& model, const Dataset& data) {
 // flipped with a change of rounding in the LayerNorm kernel.
 double collapse_threshold(std::size_t classes) { return 0.7 * std::log(static_cast<double>(classes)); }
 
-namespace {
-
-// What step 0 shows about the initial model: the fc2 gradient and hidden-state norm per block.
-std::vector<BlockInitStats> init_stats(const DepthModel& model, const std::vector<Tensor>& block_outputs) {
-  std::vector<BlockInitStats> stats;
-  for (std::size_t l = 0; l < block_outputs.size(); ++l) {
-    const Array& h = block_outputs[l].value();
-    const double rows = static_cast<double>(h.shape()[0]);
-    const Tensor& w = model.fc2_weight(l);
-    const double g = w.has_grad() ? std::sqrt(xt::sum(w.grad() * w.grad())()) : 0.0;
-    stats.push_back({l, g, std::sqrt(xt::sum(h * h)() / rows)});
-  }
-  return stats;
-}
-
-}  // namespace
-
 TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_set, const Batches& batches,
                const RunConfig& c, const std::atomic<bool>* stop) {
   const std::vector<Tensor> params = model.parameters();
@@ -56,6 +39,7 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
   const optim::LinearWarmup schedule(c.lr, c.warmup);
   const long steps = static_cast<long>(batches.size());
   TrainLog log;
+  const Dataset probe = probe_batch(eval_set ? *eval_set : train_set, c.batch);  // for log.first_step
   auto evaluate = [&](long step) {
     if (eval_set && (step % c.eval_every == 0 || step == steps)) log.evals.push_back({step, mean_loss(model, *eval_set)});
   };
@@ -74,13 +58,15 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
     loss.backward();
     const double gn = optim::grad_norm(params);
     log.curve.push_back({step, loss.item(), gn, lr});
-    if (step == 0) log.init = init_stats(model, block_outputs);
+    if (step == 0) log.init = init_weight_grads(model, block_outputs);
     if (!std::isfinite(loss.item()) || !std::isfinite(gn)) {
       // The update would poison every parameter; the run has failed here.
       log.nonfinite_step = step;
       return log;
     }
+    const Array before = step == 0 ? probe_output(model, probe) : Array();
     adam.step();
+    if (step == 0) log.first_step = output_change(before, probe_output(model, probe), lr);
   }
   evaluate(steps);
   return log;

@@ -13,16 +13,21 @@ namespace fs = std::filesystem;
 const char* const kRunsHeader =
     "run,placement,depth,d,lr,warmup,seed,steps,batch,train_loss,eval_loss,failed,fail_step,fail_reason\n";
 const char* const kCurvesHeader = "run,placement,depth,d,lr,warmup,seed,step,loss,grad_norm,step_lr,eval_loss\n";
-const char* const kInitGradsHeader = "run,placement,depth,d,lr,warmup,seed,block,fc2_grad_norm,hidden_norm\n";
+const char* const kInitGradsHeader =
+    "run,placement,depth,d,lr,warmup,seed,block,sublayer,weight_grad_norm,hidden_norm\n";
+const char* const kOutputChangeHeader =
+    "run,placement,depth,d,lr,warmup,seed,probe_rows,step_lr,output_rms,output_change\n";
 
 namespace {
 
 constexpr const char* kRunFile = "run.csv";
 constexpr const char* kCurvesFile = "curves.csv";
 constexpr const char* kInitFile = "init_grads.csv";
+constexpr const char* kOutputChangeFile = "output_change.csv";
 constexpr const char* kManifestFile = "manifest.txt";
 constexpr const char* kTmpPrefix = ".tmp-";
-const char* const kRowFiles[] = {kRunFile, kCurvesFile, kInitFile};
+const char* const kRowFiles[] = {kRunFile, kCurvesFile, kInitFile, kOutputChangeFile};
+constexpr std::size_t kRowFileCount = sizeof kRowFiles / sizeof kRowFiles[0];
 
 // The columns every CSV starts with: which run the row belongs to.
 std::string config_columns(const RunConfig& c) {
@@ -109,10 +114,16 @@ std::string curve_rows(const RunResult& r) {
 std::string init_grad_rows(const RunResult& r) {
   const std::string prefix = config_columns(r.config);
   std::ostringstream s;
-  for (const BlockInitStats& b : r.log.init)
-    s << prefix << ',' << b.block << ',' << format_double(b.fc2_grad_norm) << ',' << format_double(b.hidden_norm)
-      << '\n';
+  for (const SublayerInitGrad& b : r.log.init)
+    s << prefix << ',' << b.block << ',' << b.sublayer << ',' << format_double(b.weight_grad_norm) << ','
+      << format_double(b.hidden_norm) << '\n';
   return s.str();
+}
+
+std::string output_change_row(const RunResult& r) {
+  const OutputChange& o = r.log.first_step;
+  return config_columns(r.config) + ',' + std::to_string(o.probe_rows) + ',' + format_double(o.step_lr) + ',' +
+         format_double(o.output_rms) + ',' + format_double(o.output_change) + '\n';
 }
 
 std::string runs_dir(const std::string& out) { return (fs::path(out) / "runs").string(); }
@@ -129,7 +140,8 @@ RunCheck check_run(const std::string& out, const RunConfig& c) {
     std::istringstream manifest(read_file((dir / kManifestFile).string()));
     std::string line;
     for (const char* name : kRowFiles) {
-      if (!std::getline(manifest, line)) return damaged(std::string(kManifestFile) + " lists no " + name);
+      if (!std::getline(manifest, line))
+        return damaged(std::string(kManifestFile) + " lists no " + name + " (written by an older tapegrad-depth?)");
       if (!fs::exists(dir / name, ec)) return damaged(std::string(name) + " is missing");
       const std::string problem = mismatch(name, line, read_file((dir / name).string()));
       if (!problem.empty()) return damaged(problem);
@@ -151,9 +163,10 @@ void save_run(const std::string& out, const RunResult& r) {
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
   if (ec) throw Error("cannot create '" + tmp.string() + "': " + ec.message());
-  const std::string rows[] = {run_row(r), curve_rows(r), init_grad_rows(r)};  // in kRowFiles' order
+  const std::string rows[] = {run_row(r), curve_rows(r), init_grad_rows(r), output_change_row(r)};  // kRowFiles' order
+  static_assert(sizeof rows / sizeof rows[0] == kRowFileCount, "one row text per file");
   std::string manifest;
-  for (std::size_t i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < kRowFileCount; ++i) {
     write_file_atomically((tmp / kRowFiles[i]).string(), rows[i]);
     manifest += manifest_line(kRowFiles[i], rows[i]);
   }
@@ -174,7 +187,8 @@ void remove_all_runs(const std::string& out) { fs::remove_all(runs_dir(out)); }
 
 Assembly assemble(const std::string& out, const std::vector<RunConfig>& runs) {
   Assembly a;
-  std::string runs_csv = kRunsHeader, curves_csv = kCurvesHeader, init_csv = kInitGradsHeader;
+  std::string runs_csv = kRunsHeader, curves_csv = kCurvesHeader, init_csv = kInitGradsHeader,
+              change_csv = kOutputChangeHeader;
   for (const RunConfig& c : runs) {
     if (!run_finished(out, c)) {
       ++a.missing;
@@ -185,6 +199,7 @@ Assembly assemble(const std::string& out, const std::vector<RunConfig>& runs) {
     runs_csv += row;
     curves_csv += read_file((dir / kCurvesFile).string());
     init_csv += read_file((dir / kInitFile).string());
+    change_csv += read_file((dir / kOutputChangeFile).string());
     // run,placement,depth,d,lr,warmup,seed,steps,batch,train_loss,eval_loss,failed,fail_step,fail_reason
     const std::string file = (dir / kRunFile).string();
     const auto f = split(row.substr(0, row.find('\n')), ',');
@@ -197,6 +212,7 @@ Assembly assemble(const std::string& out, const std::vector<RunConfig>& runs) {
   write_file_atomically((fs::path(out) / "runs.csv").string(), runs_csv);
   write_file_atomically((fs::path(out) / "curves.csv").string(), curves_csv);
   write_file_atomically((fs::path(out) / "init_grads.csv").string(), init_csv);
+  write_file_atomically((fs::path(out) / "output_change.csv").string(), change_csv);
   return a;
 }
 

@@ -3,7 +3,7 @@
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 0; }
 
-csvs=(runs.csv curves.csv init_grads.csv summary.txt)
+csvs=(runs.csv curves.csv init_grads.csv output_change.csv summary.txt)
 same_results() {  # same_results DIR1 DIR2: byte-identical CSVs and summary
   local f
   for f in "${csvs[@]}"; do

@@ -10,7 +10,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 plotted=(--placements post,rezero --depths 1,3 --lrs 0.01 --warmups 0,5 --widths 4 --steps 12 --batch 8
          --train-size 64 --eval-size 32 --eval-every 4)
 tiny=("${plotted[@]}" --no-plots)
-csvs=(runs.csv curves.csv init_grads.csv)
+csvs=(runs.csv curves.csv init_grads.csv output_change.csv)
 same_csvs() {  # same_csvs DIR1 DIR2: byte-identical CSVs
   for f in "${csvs[@]}"; do cmp "$1/$f" "$2/$f" || fail "$1/$f and $2/$f differ"; done
 }
@@ -192,12 +192,35 @@ dump)
   ;;
 plots)
   "$bin" "${plotted[@]}" --out p > p.log 2> p.err || fail "sweep with plots failed"
-  for f in eval_vs_depth.gp init_grads.gp curves_lr0.01_w0.gp curves_lr0.01_w5.gp summary.txt sweep.json; do
+  figures=(eval_vs_depth init_grads last_block_grad output_change curves_lr0.01_w0 curves_lr0.01_w5)
+  for f in "${figures[@]/%/.gp}" summary.txt sweep.json output_change.csv; do
     [ -s "p/$f" ] || fail "missing p/$f"
   done
+  # What a reader needs on the figures themselves.
+  grep -q "title 'chance: ln K = ln 8 = 2.079'" p/curves_lr0.01_w0.gp || fail "no labelled chance line on the curves"
+  grep -q "title 'chance: ln K = ln 8 = 2.079'" p/eval_vs_depth.gp || fail "no labelled chance line on eval_vs_depth"
+  grep -q "one run per line: seed 0, d = 4, batch 8, 12 steps" p/curves_lr0.01_w0.gp || fail "the curves do not say which run"
+  grep -q "one run per point: seed 0, d = 4" p/eval_vs_depth.gp || fail "eval_vs_depth does not say what a point is"
+  grep -q "sqrt(1/x) with lines" p/last_block_grad.gp || fail "no 1/sqrt(L) reference on last_block_grad"
   if command -v gnuplot > /dev/null; then
-    for f in eval_vs_depth.png init_grads.png curves_lr0.01_w0.png; do
+    for f in "${figures[@]/%/.png}"; do
       head -c 4 "p/$f" | grep -q PNG || fail "p/$f is not a PNG: $(cat p.err)"
+    done
+    # No point on the frame: redraw each figure on a text terminal and print, after every panel, the
+    # extent of its data and its axis ranges (gnuplot's GPVAL_*); the data must lie strictly inside.
+    for f in "${figures[@]}"; do
+      awk '/^set terminal/ { print "set terminal dumb size 240,100"; next }
+           /^set output/ { print "set output \"/dev/null\""; next }
+           { print }
+           /^plot / { inplot = 1 }
+           inplot && !/\\$/ { inplot = 0
+             print "print sprintf(\"FRAME %.12g %.12g %.12g %.12g %.12g %.12g %.12g %.12g\", GPVAL_DATA_X_MIN, GPVAL_DATA_X_MAX, GPVAL_X_MIN, GPVAL_X_MAX, GPVAL_DATA_Y_MIN, GPVAL_DATA_Y_MAX, GPVAL_Y_MIN, GPVAL_Y_MAX)" }' \
+        "p/$f.gp" > "p/frame_$f.gp"
+      (cd p && gnuplot "frame_$f.gp") > /dev/null 2> "frame_$f.log" || fail "gnuplot failed on $f: $(cat "frame_$f.log")"
+      ! grep -qi warning "frame_$f.log" || fail "gnuplot warns on $f: $(cat "frame_$f.log")"
+      [ "$(grep -c '^FRAME' "frame_$f.log")" -eq "$(grep -c '^plot ' "p/$f.gp")" ] || fail "$f: not every panel reported"
+      awk '/^FRAME/ && !($2 > $4 && $3 < $5 && $6 > $8 && $7 < $9) { print; bad = 1 } END { exit bad }' \
+        "frame_$f.log" > "frame_$f.bad" || fail "$f: a point on the frame (data x, axis x, data y, axis y): $(cat "frame_$f.bad")"
     done
   fi
   # Without gnuplot: a warning, the scripts, no failure.

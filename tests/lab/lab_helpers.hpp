@@ -1,7 +1,11 @@
 #pragma once
 // Shared by the [lab] tests: a run small enough to train in milliseconds.
 
+#include <filesystem>
+#include <string>
+
 #include "tapegrad/lab/run_config.hpp"
+#include "tapegrad/lab/sweep.hpp"
 
 namespace tapegrad::testing {
 
@@ -18,6 +22,31 @@ inline lab::RunConfig tiny_run(nn::Placement placement, std::size_t depth = 2) {
   c.eval_every = 2;
   c.lr = 1e-2;
   return c;
+}
+
+// A sweep of 4 tiny runs: post and rezero at depths 1 and 2 (width 4, 4 steps of batch 8, lr 1e-2, seed 0).
+inline lab::SweepGrid tiny_grid() {
+  lab::SweepGrid g;
+  g.placements = {nn::Placement::post, nn::Placement::rezero};
+  g.lrs = {1e-2};
+  g.warmups = {0};
+  g.depths = {1, 2};
+  g.widths = {4};
+  g.steps = {4};
+  g.batches = {8};
+  g.seeds = {0};
+  g.base.train_size = 32;
+  g.base.eval_size = 16;
+  g.base.eval_every = 2;
+  return g;
+}
+
+// A fresh, empty folder under the system's temp area: tapegrad-lab-test-<name>.
+inline std::string scratch_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapegrad-lab-test-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
 }
 
 }  // namespace tapegrad::testing

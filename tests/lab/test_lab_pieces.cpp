@@ -11,6 +11,7 @@
 #include "lab/lab_helpers.hpp"
 #include "helpers.hpp"
 #include "tapegrad/lab/depth_run.hpp"
+#include "tapegrad/lab/results_store.hpp"
 #include "tapegrad/lab/sweep.hpp"
 
 using namespace tapegrad;
@@ -229,9 +230,14 @@ TEST_CASE("train stops at the first NaN loss and flags it", "[lab]") {
   Generator gen(init_seed(c));
   DepthModel model(c, gen);
   model.head->bias.mutable_value()(0) = std::numeric_limits<double>::quiet_NaN();
-  const TrainLog log = train(model, task.train, &task.eval, sample_batches(c), c);
-  CHECK(log.nonfinite_step == 0);
-  CHECK(log.curve.size() == 1);
+  RunResult r;
+  r.config = c;
+  r.log = train(model, task.train, &task.eval, sample_batches(c), c);
+  CHECK(r.log.nonfinite_step == 0);
+  CHECK(r.log.curve.size() == 1);
+  // No update was taken: no output change (nan in output_change.csv).
+  CHECK(std::isnan(r.log.first_step.output_change));
+  CHECK_THAT(output_change_row(r), Catch::EndsWith(",0,nan,nan,nan\n"));
 }
 
 TEST_CASE("run_experiment is bitwise reproducible, also on another thread", "[lab]") {
@@ -246,7 +252,7 @@ TEST_CASE("run_experiment is bitwise reproducible, also on another thread", "[la
   }
   CHECK(a.eval_loss == b.eval_loss);
   REQUIRE(a.log.init.size() == 3);
-  CHECK(a.log.init[2].fc2_grad_norm > 0.0);
+  CHECK(a.log.init[2].weight_grad_norm > 0.0);
   // evals at 0, 2, 4 and the final 6
   REQUIRE(a.log.evals.size() == 4);
   CHECK(a.log.evals.back().step == 6);

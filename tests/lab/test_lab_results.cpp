@@ -18,30 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh folder under the build's temp area.
-std::string scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("tapegrad-lab-test-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-SweepGrid tiny_grid() {
-  SweepGrid g;
-  g.placements = {nn::Placement::post, nn::Placement::rezero};
-  g.lrs = {1e-2};
-  g.warmups = {0};
-  g.depths = {1, 2};
-  g.widths = {4};
-  g.steps = {4};
-  g.batches = {8};
-  g.seeds = {0};
-  g.base.train_size = 32;
-  g.base.eval_size = 16;
-  g.base.eval_every = 2;
-  return g;
-}
-
 // The last word of the table row that starts with `placement`.
 std::string cell(const std::string& table, const std::string& placement) {
   std::istringstream in(table);
@@ -56,8 +32,8 @@ std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std
 }  // namespace
 
 TEST_CASE("results store: runs saved in any order assemble in canonical order", "[lab]") {
-  const std::string out = scratch("store");
-  const auto runs = expand(tiny_grid());
+  const std::string out = testing::scratch_dir("store");
+  const auto runs = expand(testing::tiny_grid());
   REQUIRE(runs.size() == 4);
   for (std::size_t i : {3, 0, 2}) save_run(out, run_experiment(runs[i]));
   CHECK(run_finished(out, runs[0]));
@@ -75,6 +51,10 @@ TEST_CASE("results store: runs saved in any order assemble in canonical order", 
   // 4 steps per run; depth 1 and 2 blocks of init stats
   CHECK(lines(read_file(out + "/curves.csv")) == 1 + 3 * 4);
   CHECK(lines(read_file(out + "/init_grads.csv")) == 1 + 2 + 1 + 1);  // blocks of runs 3 (L=2), 0 and 2 (L=1)
+  const std::string change = read_file(out + "/output_change.csv");
+  CHECK(lines(change) == 1 + 3);  // one row per run
+  CHECK(change.rfind(kOutputChangeHeader, 0) == 0);
+  CHECK(change.find(run_id(runs[0])) < change.find(run_id(runs[3])));
 
   // A run in flight when the sweep was killed leaves only a .tmp- folder, which is not a result.
   fs::create_directories(runs_dir(out) + "/.tmp-" + run_id(runs[1]));
@@ -90,8 +70,8 @@ TEST_CASE("results store: runs saved in any order assemble in canonical order", 
 }
 
 TEST_CASE("check_run: a finished run's files must match its manifest", "[lab]") {
-  const std::string out = scratch("manifest");
-  const RunConfig c = expand(tiny_grid())[0];
+  const std::string out = testing::scratch_dir("manifest");
+  const RunConfig c = expand(testing::tiny_grid())[0];
   CHECK(check_run(out, c).state == RunCheck::State::missing);
   save_run(out, run_experiment(c));
   REQUIRE(check_run(out, c).state == RunCheck::State::finished);
@@ -113,14 +93,24 @@ TEST_CASE("check_run: a finished run's files must match its manifest", "[lab]") 
 
   write_file_atomically(dir + "/init_grads.csv", init);
   CHECK(check_run(out, c).state == RunCheck::State::finished);
+  const std::string change = read_file(dir + "/output_change.csv");
+  write_file_atomically(dir + "/output_change.csv", "");
+  CHECK(check_run(out, c).problem == "output_change.csv: 0 rows, the manifest says 1");
+  write_file_atomically(dir + "/output_change.csv", change);
+  // A folder of an older tapegrad-depth (no output_change.csv, three manifest lines) is run again.
+  const std::string manifest = read_file(dir + "/manifest.txt");
+  write_file_atomically(dir + "/manifest.txt", manifest.substr(0, manifest.rfind("output_change.csv")));
+  CHECK(check_run(out, c).problem == "manifest.txt lists no output_change.csv (written by an older tapegrad-depth?)");
+  write_file_atomically(dir + "/manifest.txt", manifest);
+  CHECK(check_run(out, c).state == RunCheck::State::finished);
   fs::remove(dir + "/manifest.txt");
   CHECK_THAT(check_run(out, c).problem, Catch::Contains("manifest.txt is missing"));
   fs::remove_all(out);
 }
 
 TEST_CASE("assemble names the file, line and column of a value it cannot read", "[lab]") {
-  const std::string out = scratch("parse");
-  const RunConfig c = expand(tiny_grid())[0];
+  const std::string out = testing::scratch_dir("parse");
+  const RunConfig c = expand(testing::tiny_grid())[0];
   save_run(out, run_experiment(c));
   const std::string dir = run_dir(out, c);
   // A run.csv with a non-number where train_loss goes, and a manifest that vouches for it
@@ -143,7 +133,7 @@ TEST_CASE("assemble names the file, line and column of a value it cannot read", 
 }
 
 TEST_CASE("summary table: the deepest depth that trained", "[lab]") {
-  const SweepGrid g = tiny_grid();
+  const SweepGrid g = testing::tiny_grid();
   const auto runs = expand(g);
   std::vector<RunOutcome> outcomes;
   for (const auto& c : runs) outcomes.push_back({c, 0.5, 0.6, false, -1, ""});
@@ -162,7 +152,7 @@ TEST_CASE("summary table: the deepest depth that trained", "[lab]") {
 }
 
 TEST_CASE("write_replay writes a record that replays bitwise in tapegrad", "[lab]") {
-  const std::string dir = scratch("replay");
+  const std::string dir = testing::scratch_dir("replay");
   RunConfig c = testing::tiny_run(nn::Placement::sandwich);
   c.warmup = 3;
   const RunResult r = write_replay(dir, c);

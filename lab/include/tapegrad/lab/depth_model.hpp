@@ -9,6 +9,8 @@
 //   head        Linear(d → classes)
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tapegrad/lab/run_config.hpp"
@@ -30,6 +32,10 @@ class DepthModel : public nn::Module {
 
   // The second FFN weight of block l (its gradient is the lab's depth profile).
   const Tensor& fc2_weight(std::size_t block) const;
+
+  // Each sublayer's output projection weight in block l, named relative to the block
+  // ({"ffn.fc2.weight", &fc2}): the weights whose init gradients Xiong et al. 2020 (Fig. 3) plot.
+  std::vector<std::pair<std::string, const Tensor*>> output_projections(std::size_t block) const;
 
   std::shared_ptr<nn::Linear> input;
   std::shared_ptr<nn::Sequential> blocks;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tapegrad/lab/depth_model.hpp"
+#include "tapegrad/lab/diagnostics.hpp"
 #include "tapegrad/lab/teacher_task.hpp"
 
 namespace tapegrad::lab {
@@ -38,24 +39,20 @@ struct EvalPoint {
   double loss;
 };
 
-// Per block, on the first minibatch at initialisation.
-struct BlockInitStats {
-  std::size_t block;
-  double fc2_grad_norm;  // ‖∂loss/∂ blocks.l.ffn.fc2.weight‖ (Frobenius)
-  double hidden_norm;    // √(mean over the batch of ‖h_l‖²), h_l the output of block l
-};
 
 struct TrainLog {
   std::vector<CurvePoint> curve;      // one point per step taken
   std::vector<EvalPoint> evals;       // empty without an eval set
-  std::vector<BlockInitStats> init;   // from step 0
+  std::vector<SublayerInitGrad> init;  // per block and output projection, from step 0 (diagnostics.hpp)
+  OutputChange first_step;             // what the first update did to the output on the probe batch
   long nonfinite_step = -1;           // first step with a NaN/Inf loss or gradient, else −1
   bool interrupted = false;           // *stop became true; the log is incomplete
   std::vector<double> losses() const;
 };
 
 // Trains `model` in place for batches.size() steps with Adam and LinearWarmup(lr, warmup).
-// eval may be null (no evals). Checks *stop (if given) before each step.
+// eval may be null (no evals; the output-change probe then takes the train set's first rows).
+// Checks *stop (if given) before each step.
 TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_set, const Batches& batches,
                const RunConfig& config, const std::atomic<bool>* stop = nullptr);
 

@@ -3,16 +3,18 @@
 //
 //   OUT/sweep.json               the grid (see sweep.hpp)
 //   OUT/runs/<run_id>/           one folder per FINISHED run, holding its rows
-//       run.csv, curves.csv, init_grads.csv      (no header lines)
+//       run.csv, curves.csv, init_grads.csv, output_change.csv   (no header lines)
 //       manifest.txt                             each file's row count and checksum, written last
-//   OUT/runs.csv, curves.csv, init_grads.csv     assembled from runs/ in canonical order
+//   OUT/runs.csv, curves.csv, init_grads.csv, output_change.csv   assembled from runs/ in canonical order
 //
 // A run's folder is written as runs/.tmp-<run_id>/ (files fsync'ed) and renamed
 // into place in one step, so runs/ only ever holds complete runs: a killed sweep
 // loses only the runs in flight, and --resume skips every folder present.
 // Assembly reads only runs/, so a sharded sweep merged later gives the same
 // bytes as an unsharded one. The manifest catches what the rename cannot: a file
-// damaged later (truncated, overwritten, edited), which --resume then runs again.
+// damaged later (truncated, overwritten, edited), which --resume then runs again;
+// so is a folder written by an older version with fewer files (its manifest lists
+// no output_change.csv).
 
 #include <string>
 #include <vector>
@@ -21,15 +23,17 @@
 
 namespace tapegrad::lab {
 
-// The header lines of the three CSVs.
+// The header lines of the four CSVs.
 extern const char* const kRunsHeader;
 extern const char* const kCurvesHeader;
-extern const char* const kInitGradsHeader;
+extern const char* const kInitGradsHeader;     // one row per (run, block, sublayer): diagnostics.hpp
+extern const char* const kOutputChangeHeader;  // one row per run: diagnostics.hpp
 
 // The rows of one run, as written to its folder.
 std::string run_row(const RunResult& result);
 std::string curve_rows(const RunResult& result);
 std::string init_grad_rows(const RunResult& result);
+std::string output_change_row(const RunResult& result);
 
 std::string runs_dir(const std::string& out);
 std::string run_dir(const std::string& out, const RunConfig& config);
@@ -63,7 +67,7 @@ struct Assembly {
   std::vector<RunOutcome> outcomes;  // the finished runs, canonical order
   std::size_t missing = 0;           // runs of the grid without a complete folder
 };
-// Writes OUT/runs.csv, curves.csv and init_grads.csv (atomically) from the
+// Writes OUT/runs.csv, curves.csv, init_grads.csv and output_change.csv (atomically) from the
 // folders of the given runs that are finished (damaged ones count as missing),
 // in the given order. Throws tapegrad::Error naming the file and line of a run.csv
 // it cannot read.
