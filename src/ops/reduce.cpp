@@ -85,9 +85,7 @@ TAPEGRAD_BACKWARD void sum_backward(const Array& dy, const Tensor& x, const Shap
 
 // mean:  y = (1/n) Σ_axes x, n = count of the averaged elements;  dx = dy / n broadcast back
 TAPEGRAD_BACKWARD void mean_backward(const Array& dy, const Tensor& x, const Shape& kept_shape, double count) {
-  Array g = dy;
-  g.reshape(kept_shape);
-  x.accumulate_grad(xt::broadcast(g * (1.0 / count), x.shape()));
+  sum_backward(dy * (1.0 / count), x, kept_shape);
 }
 
 Tensor sum(const Tensor& x) { return scaled_sum("sum", x, all_axes(x), false, false); }
