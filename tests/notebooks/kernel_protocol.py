@@ -50,6 +50,15 @@ def run(kc, code, timeout=120):
             return reply["content"], outputs
 
 
+def kernel_stacks(km):
+    """The kernel's threads' stacks (gdb), printed when a cell hangs, so the failure says where."""
+    try:
+        return subprocess.run(["gdb", "-batch", "-p", str(km.provisioner.process.pid), "-ex", "thread apply all bt 25"],
+                              capture_output=True, text=True, timeout=60).stdout
+    except (OSError, AttributeError, subprocess.TimeoutExpired) as e:
+        return "(no stacks: %s)" % e
+
+
 def stdout_of(outputs):
     return "".join(c["text"] for t, c in outputs if t == "stream" and c["name"] == "stdout")
 
@@ -181,6 +190,9 @@ def main():
         check(reply["status"] == "error", "after a restart the old state is gone")
         reply, out = run(kc, '#include <iostream>\nstd::cout << "fresh" << std::endl;')
         check(reply["status"] == "ok" and stdout_of(out) == "fresh\n", "after a restart the kernel runs cells")
+    except queue.Empty:
+        check(False, "the kernel answers every cell (one hung; the kernel's stacks follow)")
+        print(kernel_stacks(km))
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=False)
