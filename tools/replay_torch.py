@@ -5,6 +5,9 @@
     /usr/bin/python3 tools/replay_torch.py DIR            # prints the largest relative difference
     /usr/bin/python3 tools/replay_torch.py DIR --write    # also writes DIR/torch_losses.npy
 
+Both architectures (--arch ffn and transformer; self-attention as torch.nn.MultiheadAttention) and the
+--init, --norm (layer, rms, batch), --activation, --ffn-mult, --heads, --seq-len options.
+
 The record (see lab/include/tapegrad/lab/replay.hpp) holds config.json, the initial
 parameters as <state_dict key>.npy, the train set x.npy / y.npy, the minibatch indices
 batches.npy (steps x batch) and tapegrad's losses.npy. This script builds the same model
@@ -28,33 +31,82 @@ from torch import nn
 torch.set_default_dtype(torch.float64)
 
 
+ACTIVATIONS = {"relu": torch.relu, "gelu": nn.functional.gelu}  # gelu: the exact (erf) form, as tapegrad's
+
+
 class FFN(nn.Module):
-    def __init__(self, d, hidden):
+    def __init__(self, d, hidden, activation="relu"):
         super().__init__()
         self.fc1 = nn.Linear(d, hidden)
         self.fc2 = nn.Linear(hidden, d)
+        self.act = ACTIVATIONS[activation]
 
     def forward(self, x):
-        return self.fc2(torch.relu(self.fc1(x)))
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class RMSNorm(nn.Module):
+    """x / sqrt(mean(x^2) + eps) * weight (torch 1.13 has no nn.RMSNorm)."""
+
+    def __init__(self, d, eps):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class BatchNormLast(nn.BatchNorm1d):
+    """BatchNorm1d with the features last, as tapegrad's: (N, C), or (B, S, C) normalised over B*S per channel."""
+
+    def forward(self, x):
+        if x.dim() == 3:
+            return super().forward(x.permute(0, 2, 1)).permute(0, 2, 1)
+        return super().forward(x)
+
+
+def make_norm(kind, d, eps):
+    if kind == "layer":
+        return nn.LayerNorm(d, eps=eps)
+    if kind == "rms":
+        return RMSNorm(d, eps)
+    if kind == "batch":
+        return BatchNormLast(d, eps=eps)
+    raise ValueError(f"unknown norm {kind!r}")
+
+
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention(d, heads, batch_first=True) called as mha(x, x, x): its parameter names."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(d, heads, batch_first=True)
+
+    def forward(self, x):
+        return self.mha(x, x, x, need_weights=False)[0]
 
 
 class ResidualBlock(nn.Module):
-    """The six placements of tapegrad's nn::ResidualBlock (include/tapegrad/nn/residual_block.hpp)."""
+    """The six placements of tapegrad's nn::ResidualBlock (include/tapegrad/nn/residual_block.hpp), around
+    the sublayer `sublayer` registered under `name`."""
 
-    def __init__(self, placement, d, hidden, eps, deepnorm_alpha):
+    def __init__(self, placement, name, sublayer, d, cfg):
         super().__init__()
         self.placement = placement
-        self.alpha_const = deepnorm_alpha
-        self.ffn = FFN(d, hidden)
+        self.alpha_const = cfg["deepnorm_alpha"]
+        self.name = name
+        self.add_module(name, sublayer)
+        kind, eps = cfg.get("norm", "layer"), cfg["layer_norm_eps"]
         if placement in ("post", "pre", "deepnorm", "sandwich"):
-            self.norm = nn.LayerNorm(d, eps=eps)
+            self.norm = make_norm(kind, d, eps)
         if placement == "sandwich":
-            self.norm_out = nn.LayerNorm(d, eps=eps)
+            self.norm_out = make_norm(kind, d, eps)
         if placement == "rezero":
             self.alpha = nn.Parameter(torch.zeros(1))
 
     def forward(self, x):
-        p, F = self.placement, self.ffn
+        p, F = self.placement, getattr(self, self.name)
         if p == "post":
             return self.norm(x + F(x))
         if p == "pre":
@@ -70,35 +122,68 @@ class ResidualBlock(nn.Module):
         raise ValueError(f"unknown placement {p!r}")
 
 
+class TransformerBlock(nn.Module):
+    """tapegrad's nn::TransformerBlock: attn (the placement around self-attention), then ffn (around the FFN)."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        d, p = cfg["d"], cfg["placement"]
+        attention = SelfAttention(d, cfg["heads"])
+        self.attn = ResidualBlock(p, "self_attn", attention, d, cfg)
+        self.ffn = ResidualBlock(p, "ffn", FFN(d, cfg["ffn_hidden"], cfg.get("activation", "relu")), d, cfg)
+
+    def forward(self, x):
+        return self.ffn(self.attn(x))
+
+
 class DepthModel(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         d = cfg["d"]
-        self.input = nn.Linear(cfg["d_in"], d)
-        self.blocks = nn.Sequential(*[
-            ResidualBlock(cfg["placement"], d, cfg["ffn_hidden"], cfg["layer_norm_eps"], cfg["deepnorm_alpha"])
-            for _ in range(cfg["depth"])])
-        self.final_norm = nn.LayerNorm(d, eps=cfg["layer_norm_eps"]) if cfg["final_norm"] else None
+        self.transformer = cfg.get("arch", "ffn") == "transformer"
+        if self.transformer:
+            self.token_embedding = nn.Embedding(cfg["classes"], d)
+            self.position_embedding = nn.Embedding(cfg["seq_len"], d)
+            blocks = [TransformerBlock(cfg) for _ in range(cfg["depth"])]
+        else:
+            self.input = nn.Linear(cfg["d_in"], d)
+            blocks = [ResidualBlock(cfg["placement"], "ffn", FFN(d, cfg["ffn_hidden"], cfg.get("activation", "relu")),
+                                    d, cfg) for _ in range(cfg["depth"])]
+        self.blocks = nn.Sequential(*blocks)
+        self.final_norm = make_norm(cfg.get("norm", "layer"), d, cfg["layer_norm_eps"]) if cfg["final_norm"] else None
         self.head = nn.Linear(d, cfg["classes"])
 
     def forward(self, x):
-        h = self.blocks(self.input(x))
+        if self.transformer:
+            positions = torch.arange(x.shape[1])
+            h = self.token_embedding(x.long()) + self.position_embedding(positions)
+        else:
+            h = self.input(x)
+        h = self.blocks(h)
         if self.final_norm is not None:
             h = self.final_norm(h)
-        return self.head(h)
+        return self.head(h).reshape(-1, self.head.out_features)  # one row per example (per position)
+
+
+# tapegrad's state_dict names for the attention: nn.MultiheadAttention sits one level lower here.
+def tapegrad_name(key):
+    return key.replace("self_attn.mha.", "self_attn.")
 
 
 def load_parameters(model, folder):
+    """The parameters from FOLDER/<tapegrad name>.npy; buffers (BatchNorm's running statistics) keep their
+    initial values, as tapegrad's do (the record holds parameters only)."""
     state = {}
-    for key, value in model.state_dict().items():
-        path = os.path.join(folder, key + ".npy")
+    for key, value in model.named_parameters():
+        path = os.path.join(folder, tapegrad_name(key) + ".npy")
         if not os.path.exists(path):
             sys.exit(f"replay_torch: missing {path} for parameter {key} {tuple(value.shape)}")
         array = np.load(path)
         if array.shape != tuple(value.shape):
             sys.exit(f"replay_torch: {path} has shape {array.shape}, parameter {key} wants {tuple(value.shape)}")
         state[key] = torch.from_numpy(array)
-    model.load_state_dict(state)
+    missing = model.load_state_dict(state, strict=False).missing_keys
+    assert all(k.endswith(("running_mean", "running_var", "num_batches_tracked")) for k in missing), missing
 
 
 def replay(folder):
@@ -120,7 +205,7 @@ def replay(folder):
             group["lr"] = lr
         opt.zero_grad(set_to_none=True)
         index = torch.from_numpy(idx)
-        loss = nn.functional.cross_entropy(model(x[index]), y[index])
+        loss = nn.functional.cross_entropy(model(x[index]), y[index].reshape(-1))
         loss.backward()
         losses.append(loss.item())
         if not math.isfinite(loss.item()):
@@ -145,7 +230,8 @@ def main():
     worst = float(rel.max()) if rel.size else 0.0
     if args.write:
         np.save(os.path.join(args.folder, "torch_losses.npy"), torch_losses)
-    print(f"{cfg['placement']:>9}  L={cfg['depth']} d={cfg['d']} lr={cfg['lr']} warmup={cfg['warmup']} "
+    options = " ".join(f"{k}={cfg[k]}" for k in ("arch", "init", "norm", "activation", "heads", "seq_len") if k in cfg)
+    print(f"{cfg['placement']:>9}  {options}  L={cfg['depth']} d={cfg['d']} lr={cfg['lr']} warmup={cfg['warmup']} "
           f"steps={len(torch_losses)}  loss {torch_losses[0]:.6f} -> {torch_losses[-1]:.6f}  "
           f"max relative difference {worst:.3e} (step {int(rel.argmax())})  torch {torch.__version__}")
     return 0 if worst <= args.tolerance else 1

@@ -31,6 +31,42 @@ std::vector<T> all_in_range(const std::string& option, const std::vector<long lo
   return out;
 }
 
+void one_of(const std::string& option, const std::string& value, std::initializer_list<const char*> valid) {
+  std::string list;
+  for (const char* v : valid) {
+    if (value == v) return;
+    list += (list.empty() ? "" : ", ") + std::string(v);
+  }
+  throw BadArguments(option + ": expected one of " + list + ", got '" + value + "'");
+}
+
+// --arch and its choices, into g.base; the widths must be set already (heads must divide each).
+void check_architecture(const CommandLine& o, SweepGrid& g) {
+  using L = RunLimits;
+  one_of("--arch", o.arch, {"ffn", "transformer"});
+  one_of("--init", o.init, {"pytorch", "xavier"});
+  one_of("--norm", o.norm, {"layer", "rms", "batch"});
+  one_of("--activation", o.activation, {"relu", "gelu"});
+  g.base.arch = o.arch;
+  g.base.init = o.init;
+  g.base.norm = o.norm;
+  g.base.activation = o.activation;
+  g.base.ffn_mult = in_range<std::size_t>("--ffn-mult", o.ffn_mult, 1, L::max_ffn_mult, "the FFN width multiplier");
+  g.base.heads = in_range<std::size_t>("--heads", o.heads, 1, L::max_width, "the number of heads");
+  g.base.seq_len = in_range<std::size_t>("--seq-len", o.seq_len, 1, L::max_seq_len, "the sequence length");
+  const auto& given = o.sweep_options_given;
+  if (o.arch != "transformer")
+    for (const char* option : {"--heads", "--seq-len"})
+      if (std::find(given.begin(), given.end(), option) != given.end())
+        throw BadArguments(std::string(option) + " applies to --arch transformer only");
+  if (o.arch == "transformer")
+    for (std::size_t d : g.widths)
+      if (d % g.base.heads != 0)
+        throw BadArguments("--heads " + std::to_string(g.base.heads) + " does not divide the width " +
+                           std::to_string(d) + " (each head gets d / heads features); choose widths that are "
+                           "multiples of --heads");
+}
+
 SweepGrid grid_of(const CommandLine& o) {
   using L = RunLimits;
   SweepGrid g;
@@ -59,6 +95,7 @@ SweepGrid grid_of(const CommandLine& o) {
       throw BadArguments("--batch: a batch size must be between 1 and --train-size (" + std::to_string(o.train_size) +
                          "), got " + std::to_string(b));
   g.batches = all_in_range<std::size_t>("--batch", o.batches, 1, set_size, "a batch size");
+  check_architecture(o, g);
   return g;
 }
 

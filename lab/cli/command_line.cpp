@@ -17,11 +17,17 @@ std::string description() {
   using L = RunLimits;
   const auto n = [](auto x) { return std::to_string(x); };
   return "tapegrad-depth: the depth-stability lab.\n\n"
-         "Trains residual stacks  input Linear(16->d) -> L blocks -> [final LayerNorm] -> head Linear(d->8)\n"
-         "(each block an FFN d->4d->d with ReLU and the LayerNorm placed as --placements says) with Adam and\n"
-         "linear warmup on a teacher task (x ~ N(0,I) in 16 dims, labels = argmax of a random tanh MLP, 8 classes),\n"
+         "Trains residual stacks of L blocks, the norm placed as --placements says, with Adam and linear warmup,\n"
          "for every combination of the list options, in parallel, and reports which depths each placement survives.\n"
-         "A run FAILED if its loss went NaN/Inf or its final eval loss is above 0.7*ln 8 = 1.456 (a collapse).\n\n"
+         "  --arch ffn (default): input Linear(16->d) -> L blocks, each an FFN d->m*d->d (m = --ffn-mult) ->\n"
+         "    [final norm] -> head Linear(d->8), on a teacher task (x ~ N(0,I) in 16 dims, labels = argmax of a\n"
+         "    random tanh MLP, 8 classes).\n"
+         "  --arch transformer: token + learned position embeddings -> L Transformer blocks (self-attention with\n"
+         "    --heads heads, then the FFN; the placement wraps both sublayers) -> [final norm] -> head Linear(d->8)\n"
+         "    at every position, on a copy task (sequences of --seq-len tokens out of 8; the label at position t\n"
+         "    is the token 2 places back, cyclically: only attention beats chance).\n"
+         "A run FAILED if its loss went NaN/Inf or its final eval loss is above 0.7*ln 8 = 1.456 (a collapse;\n"
+         "ln 8 = 2.079 is chance on both tasks).\n\n"
          "Writes into --out: runs.csv (one row per run), curves.csv (per run and step: loss, gradient norm, lr,\n"
          "eval loss every --eval-every steps), init_grads.csv (per run, block and sublayer, at init: ||dL/dW|| of\n"
          "the sublayer's output projection, e.g. ffn.fc2.weight, and the hidden-state norm), output_change.csv (per\n"
@@ -37,6 +43,8 @@ std::string description() {
          "  tapegrad-depth                                      # the default sweep: 120 runs, about 2 CPU-minutes\n"
          "                                                      # (about 1 minute on 2 idle cores)\n"
          "  tapegrad-depth --placements post,pre --depths 4,16 --lrs 3e-3 --out results/small\n"
+         "  tapegrad-depth --preset transformer --out results/transformer   # " + kTransformerPresetTime + "\n"
+         "  tapegrad-depth --arch transformer --placements post,pre --depths 2,8 --init xavier --norm rms --out t\n"
          "  tapegrad-depth --shard 0/4 --out results/shard0   # ...one shard per machine, then:\n"
          "  tapegrad-depth merge results/depth results/shard0 results/shard1 results/shard2 results/shard3\n"
          "  tapegrad-depth --dump replay/post --placements post --depths 2 --widths 8 --lrs 0.01 --warmups 0 --steps 20\n"
@@ -76,6 +84,19 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
   sweep_option("--shard", o.shard, "Run only the i-th of n slices of the sweep (i/n, 0 <= i < n); merge them after");
   sweep_option("--dump", o.dump, "Write the replay record of the one run the options select into this folder "
                                  "(config.json, initial parameters, data, batches, losses as .npy) and stop");
+  sweep_option("--arch", o.arch, "Architecture: ffn (FFN blocks on the teacher task) or transformer (attention + "
+                                 "FFN blocks on the copy task)");
+  sweep_option("--init", o.init, "Initialisation: pytorch (PyTorch's defaults) or xavier (the papers': Xavier-uniform "
+                                 "Linear weights, zero biases)");
+  sweep_option("--norm", o.norm, "The placement's norms and the final norm: layer (LayerNorm), rms (RMSNorm) or batch "
+                                 "(BatchNorm over the batch, and over every position of it for transformer)");
+  sweep_option("--activation", o.activation, "The FFN's activation: relu or gelu");
+  sweep_option("--ffn-mult", o.ffn_mult, "FFN hidden width = this times d");
+  sweep_option("--heads", o.heads, "transformer: attention heads (must divide every width)");
+  sweep_option("--seq-len", o.seq_len, "transformer: tokens per sequence");
+  sweep_option("--preset", o.preset, "default, or transformer: the Transformer sweep (" + kTransformerPresetSweep +
+                                     "); options given too override the preset's")
+      ->check(CLI::IsMember({"default", "transformer"}));
   app.add_flag("--no-plots", o.no_plots, "Do not write or draw the gnuplot figures");
   app.add_flag("--allow-partial", o.allow_partial, "merge: join what the folders hold even if runs are missing");
 
@@ -96,7 +117,31 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
   o.merge = merge->parsed();
   for (const CLI::Option* opt : sweep_options)
     if (opt->count() > 0) o.sweep_options_given.push_back(opt->get_name());
+  apply_preset(o);
   return std::nullopt;
+}
+
+void apply_preset(CommandLine& o) {
+  if (o.preset != "transformer") return;
+  const auto& given = o.sweep_options_given;
+  auto set = [&](const char* option, auto& field, auto value) {
+    if (std::find(given.begin(), given.end(), option) == given.end()) field = value;
+  };
+  // See kTransformerPresetSweep (command.hpp) and docs/lab.md for why these values.
+  set("--arch", o.arch, std::string("transformer"));
+  set("--init", o.init, std::string("xavier"));
+  set("--placements", o.placements, std::vector<std::string>{"post", "pre", "deepnorm", "rezero"});
+  set("--depths", o.depths, std::vector<long long>{2, 6, 12, 24});
+  set("--lrs", o.lrs, std::vector<double>{1e-3, 3e-3});
+  set("--warmups", o.warmups, std::vector<long long>{0, 100});
+  set("--seeds", o.seeds, std::vector<long long>{0, 1});
+  set("--widths", o.widths, std::vector<long long>{32});
+  set("--steps", o.steps, std::vector<long long>{200});
+  set("--batch", o.batches, std::vector<long long>{16});
+  set("--seq-len", o.seq_len, 8LL);
+  set("--heads", o.heads, 4LL);
+  set("--train-size", o.train_size, 1024LL);
+  set("--eval-size", o.eval_size, 256LL);
 }
 
 }  // namespace tapegrad::lab::cli

@@ -30,6 +30,10 @@ struct CommandLine {
   std::vector<long long> steps{200};
   std::vector<long long> batches{64};
   long long train_size = 2048, eval_size = 1024, eval_every = 50;
+  // One value per sweep: the architecture and its choices (RunConfig says what each means).
+  std::string arch = "ffn", init = "pytorch", norm = "layer", activation = "relu";
+  long long ffn_mult = 4, heads = 4, seq_len = 16;
+  std::string preset = "default";  // "transformer": the defaults of the Transformer sweep (apply_preset)
   long long jobs = 0;  // 0 until parsed: the number of cores
   bool resume = false, no_plots = false;
   std::string shard, dump;
@@ -45,5 +49,16 @@ struct CommandLine {
 // once (--help: 0; an unknown option or a word that is not a number: 2, the
 // message printed), else nothing: go on to check_command_line.
 std::optional<int> parse_command_line(int argc, char** argv, CommandLine& line);
+
+// The Transformer sweep's values (apply_preset sets them) and its measured time, for --help and docs/lab.md.
+inline const std::string kTransformerPresetSweep =
+    "--arch transformer --init xavier --placements post,pre,deepnorm,rezero --depths 2,6,12,24 --lrs 1e-3,3e-3 "
+    "--warmups 0,100 --seeds 0,1 --widths 32 --heads 4 --seq-len 8 --steps 200 --batch 16 --train-size 1024 "
+    "--eval-size 256";
+inline const std::string kTransformerPresetTime = "128 runs, about 10 CPU-minutes (5 minutes on 2 idle cores)";
+
+// --preset transformer: sets every sweep option the user did not give (`given`: names as in
+// sweep_options_given, "--depths", ...) to the Transformer sweep's value.
+void apply_preset(CommandLine& line);
 
 }  // namespace tapegrad::lab::cli

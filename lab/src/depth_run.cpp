@@ -21,7 +21,10 @@ std::vector<double> TrainLog::losses() const {
 
 double mean_loss(DepthModel& model, const Dataset& data) {
   no_grad guard;
-  return cross_entropy(model(Tensor(data.x)), data.y).item();
+  model.eval();
+  const double loss = cross_entropy(model(Tensor(data.x)), data.y).item();
+  model.train();
+  return loss;
 }
 
 // 0.7·ln K sits mid-way between trained runs (final eval loss <= 1.09 with K = 8 in the
@@ -90,9 +93,18 @@ Failure classify(const TrainLog& log, double final_eval_loss, std::size_t classe
   return f;
 }
 
+TaskData make_task(const RunConfig& c) {
+  if (is_transformer(c)) {
+    SequenceTask task = make_sequence_task(c);
+    return {std::move(task.train), std::move(task.eval)};
+  }
+  TeacherTask task = make_teacher_task(c);
+  return {std::move(task.train), std::move(task.eval)};
+}
+
 RunResult run_experiment(const RunConfig& c, const std::atomic<bool>* stop, const BeforeTraining& before_training) {
   validate(c);
-  const TeacherTask task = make_teacher_task(c);
+  const TaskData task = make_task(c);
   Generator init_gen(init_seed(c));
   DepthModel model(c, init_gen);
   const Batches batches = sample_batches(c);

@@ -33,15 +33,21 @@ void expect_shape(const std::string& path, const Shape& got, const Shape& want) 
                      shape_str(want));
 }
 
+// y.npy: one label per example, or per position for the sequence task.
+Shape label_shape(const RunConfig& c) {
+  if (is_transformer(c)) return {c.train_size, c.seq_len};
+  return {c.train_size};
+}
+
 }  // namespace
 
 RunResult write_replay(const std::string& dir, const RunConfig& config) {
   ensure_writable_directory(dir);
-  auto dump = [&](const DepthModel& model, const TeacherTask& task, const Batches& batches) {
+  auto dump = [&](const DepthModel& model, const TaskData& task, const Batches& batches) {
     write_file_atomically(in_dir(dir, "config.json"), to_json(config));
     optim::save_checkpoint(dir, model.named_parameters());
     write_file_atomically(in_dir(dir, "x.npy"), xt::dump_npy(task.train.x));
-    xt::xarray<std::int64_t> y = xt::adapt(task.train.y, {task.train.y.size()});
+    xt::xarray<std::int64_t> y = xt::adapt(task.train.y, label_shape(config));
     write_file_atomically(in_dir(dir, "y.npy"), xt::dump_npy(y));
     xt::xarray<std::int64_t> b = xt::zeros<std::int64_t>({batches.size(), config.batch});
     for (std::size_t s = 0; s < batches.size(); ++s)
@@ -60,9 +66,10 @@ Replay read_replay(const std::string& dir) {
   const RunConfig& c = rp.config;
   const std::string xp = in_dir(dir, "x.npy"), yp = in_dir(dir, "y.npy"), bp = in_dir(dir, "batches.npy");
   rp.train.x = load<double>(xp, "float64");
-  expect_shape(xp, Shape(rp.train.x.shape().begin(), rp.train.x.shape().end()), {c.train_size, c.d_in});
+  expect_shape(xp, Shape(rp.train.x.shape().begin(), rp.train.x.shape().end()),
+               {c.train_size, is_transformer(c) ? c.seq_len : c.d_in});
   const auto y = load<std::int64_t>(yp, "int64");
-  expect_shape(yp, Shape(y.shape().begin(), y.shape().end()), {c.train_size});
+  expect_shape(yp, Shape(y.shape().begin(), y.shape().end()), label_shape(c));
   rp.train.y.assign(y.begin(), y.end());
   const auto b = load<std::int64_t>(bp, "int64");
   expect_shape(bp, Shape(b.shape().begin(), b.shape().end()), {static_cast<std::size_t>(c.steps), c.batch});

@@ -72,6 +72,8 @@ std::string to_json(const SweepGrid& g) {
   j["classes"] = g.base.classes;
   j["teacher_hidden"] = g.base.teacher_hidden;
   j["eval_every"] = g.base.eval_every;
+  const auto run = nlohmann::json::parse(to_json(g.base));  // the architecture as config.json writes it
+  for (const char* key : kArchitectureFields) j[key] = run.at(key);
   return j.dump(2) + "\n";
 }
 
@@ -93,6 +95,17 @@ SweepGrid sweep_grid_from_json(const std::string& text) {
     j.at("classes").get_to(g.base.classes);
     j.at("teacher_hidden").get_to(g.base.teacher_hidden);
     j.at("eval_every").get_to(g.base.eval_every);
+    // Absent from the sweep.json of folders made before these settings existed: the defaults.
+    auto optional = [&](const char* key, auto& field) {
+      if (j.contains(key)) j.at(key).get_to(field);
+    };
+    optional("arch", g.base.arch);
+    optional("init", g.base.init);
+    optional("norm", g.base.norm);
+    optional("activation", g.base.activation);
+    optional("ffn_mult", g.base.ffn_mult);
+    optional("heads", g.base.heads);
+    optional("seq_len", g.base.seq_len);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {

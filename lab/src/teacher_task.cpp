@@ -36,17 +36,18 @@ TeacherTask make_teacher_task(const RunConfig& c) {
 }
 
 Dataset gather(const Dataset& data, const std::vector<std::int64_t>& indices) {
-  const std::size_t cols = data.x.shape()[1];
+  const std::size_t cols = data.x.shape()[1], per_example = data.labels_per_example();
   Dataset batch;
   batch.x = Array::from_shape({indices.size(), cols});
-  batch.y.reserve(indices.size());
+  batch.y.reserve(indices.size() * per_example);
   for (std::size_t r = 0; r < indices.size(); ++r) {
     const auto i = static_cast<std::size_t>(indices[r]);
     if (i >= data.size())
       throw Error("gather: index " + std::to_string(i) + " is out of range for a dataset of " +
                   std::to_string(data.size()) + " examples");
     xt::view(batch.x, r, xt::all()) = xt::view(data.x, i, xt::all());
-    batch.y.push_back(data.y[i]);
+    batch.y.insert(batch.y.end(), data.y.begin() + static_cast<std::ptrdiff_t>(i * per_example),
+                   data.y.begin() + static_cast<std::ptrdiff_t>((i + 1) * per_example));
   }
   return batch;
 }

@@ -71,4 +71,11 @@ std::string BatchNorm1d::extra_repr() const {
   return out.str();
 }
 
+std::shared_ptr<Module> make_norm(const std::string& kind, std::size_t features, double eps) {
+  if (kind == "layer") return std::make_shared<LayerNorm>(features, eps);
+  if (kind == "rms") return std::make_shared<RMSNorm>(features, eps);
+  if (kind == "batch") return std::make_shared<BatchNorm1d>(features, eps);
+  throw Error("make_norm: unknown norm \"" + kind + "\"; expected one of: layer, rms, batch");
+}
+
 }  // namespace tapegrad::nn

@@ -58,11 +58,11 @@ ResidualBlock::ResidualBlock(std::shared_ptr<Module> sublayer_, Placement placem
     case Placement::post:
     case Placement::pre:
     case Placement::deepnorm:
-      norm = register_module("norm", std::make_shared<LayerNorm>(d, options.eps));
+      norm = register_module("norm", make_norm(options.norm, d, options.eps));
       break;
     case Placement::sandwich:
-      norm = register_module("norm", std::make_shared<LayerNorm>(d, options.eps));
-      norm_out = register_module("norm_out", std::make_shared<LayerNorm>(d, options.eps));
+      norm = register_module("norm", make_norm(options.norm, d, options.eps));
+      norm_out = register_module("norm_out", make_norm(options.norm, d, options.eps));
       break;
     case Placement::rezero:
       alpha = register_parameter("alpha", zeros({1}));  // the block starts as the identity

@@ -49,13 +49,19 @@ OPTIONS = {  # option -> the pool its values come from
     "--warmups": COUNTS, "--seeds": COUNTS, "--train-size": COUNTS, "--eval-size": COUNTS, "--eval-every": COUNTS,
     "--jobs": COUNTS, "-j": COUNTS, "--lrs": RATES, "--placements": PLACEMENTS, "--shard": SHARDS,
     "--out": FOLDERS, "-o": FOLDERS, "--dump": FOLDERS,
+    "--arch": ["ffn", "transformer", "rnn", "", "FFN", "ffn,transformer"], "--init": ["pytorch", "xavier", "he", ""],
+    "--norm": ["layer", "rms", "batch", "group", ""], "--activation": ["relu", "gelu", "tanh", ""],
+    "--ffn-mult": COUNTS, "--heads": COUNTS, "--seq-len": COUNTS,
+    "--preset": ["default", "Transformer", "x", ""],  # not "transformer": a sweep of minutes
 }
 
 
 VALID = {"--depths": ["2", "1,2"], "--widths": ["3"], "-d": ["5"], "--steps": ["3", "1"], "--batch": ["4", "1"],
          "--warmups": ["0", "2"], "--seeds": ["1", "0,1"], "--eval-every": ["1", "3"], "--jobs": ["1", "3"],
          "-j": ["2"], "--lrs": ["0.1"], "--placements": ["pre"], "--shard": ["0/2", "1/3"], "--out": ["new"],
-         "-o": ["new"], "--dump": ["new"], "--train-size": ["64"], "--eval-size": ["8"]}
+         "-o": ["new"], "--dump": ["new"], "--train-size": ["64"], "--eval-size": ["8"], "--arch": ["transformer"],
+         "--init": ["xavier"], "--norm": ["rms", "batch"], "--activation": ["gelu"], "--ffn-mult": ["2"],
+         "--heads": ["2"], "--seq-len": ["3"], "--preset": ["default"]}
 MERGE_WORDS = ["--no-plots", "--allow-partial", "--allow-partial", "shard0", "shard1", "--foo", "--depths"]
 
 

@@ -154,6 +154,21 @@ bad_args)
   expect2 "MiB (more than the limit of 4096 MiB per run)" --depths 1000 --widths 4096 --out x
   expect2 "more than 100000 runs" --seeds $(seq -s, 0 999) --depths $(seq -s, 1 101) --out x
   expect2 "--allow-partial is an option of merge only" --allow-partial --out x
+  # The architecture options: each bad value refused with what is expected.
+  expect2 "--arch: expected one of ffn, transformer, got 'rnn'" --arch rnn --out x
+  expect2 "--init: expected one of pytorch, xavier, got 'he'" --init he --out x
+  expect2 "--norm: expected one of layer, rms, batch, got 'group'" --norm group --out x
+  expect2 "--activation: expected one of relu, gelu, got 'tanh'" --activation tanh --out x
+  expect2 "the FFN width multiplier must be between 1 and 64, got 0" --ffn-mult 0 --out x
+  expect2 "the FFN width multiplier must be between 1 and 64, got -2" --ffn-mult -2 --out x
+  expect2 "the number of heads must be between 1 and 4096, got 0" --arch transformer --heads 0 --out x
+  expect2 "the sequence length must be between 1 and 1024, got 5000" --arch transformer --seq-len 5000 --out x
+  expect2 "--heads 3 does not divide the width 32" --arch transformer --heads 3 --out x
+  expect2 "--heads 4 does not divide the width 6" --preset transformer --widths 32,6 --out x
+  expect2 "--heads applies to --arch transformer only" --heads 2 --out x
+  expect2 "--seq-len applies to --arch transformer only" --seq-len 8 --out x
+  expect2 "--preset: transformer2 not in {default,transformer}" --preset transformer2 --out x
+  expect2 "MiB (more than the limit of 4096 MiB per run)" --arch transformer --seq-len 1024 --depths 64 --out x
   [ ! -e x ] || fail "a bad command line must not create the output folder"
   # A bad command on an existing results folder touches nothing in it (runs/, sweep.json, the CSVs).
   "$bin" "${tiny[@]}" --out kept > /dev/null || fail "sweep 'kept' failed"
@@ -172,7 +187,8 @@ bad_args)
   expect2 "not a results folder" merge m nowhere
   "$bin" --help > help.log || fail "--help should exit 0"
   for opt in --placements --depths --lrs --warmups --seeds --widths --steps --batch --train-size --eval-size \
-             --eval-every --jobs --resume --shard --dump --no-plots merge; do
+             --eval-every --jobs --resume --shard --dump --no-plots merge --arch --init --norm --activation \
+             --ffn-mult --heads --seq-len --preset; do
     grep -q -- "$opt" help.log || fail "--help does not document $opt"
   done
   grep -q "depth <= 1024, width <= 4096, steps, warmup and eval-every <= 1000000, train and eval size <= 1000000, jobs <= 256, at most 100000 runs, and 4 GiB" help.log ||
@@ -186,6 +202,37 @@ dump)
     [ -s "rec/$f" ] || fail "the record lacks $f"
   done
   [ ! -e rec/final_norm.weight.npy ] || fail "deepnorm has no final norm"
+  # A Transformer record: its options in config.json, the tokens and per-position labels.
+  "$bin" --dump trec --arch transformer --heads 2 --seq-len 5 --init xavier --norm rms --activation gelu \
+    --ffn-mult 2 --placements pre --depths 2 --widths 4 --lrs 0.01 --warmups 0 --steps 7 --batch 8 --train-size 64 \
+    > tdump.log || fail "transformer dump failed: $(cat tdump.log)"
+  for f in token_embedding.weight.npy position_embedding.weight.npy blocks.1.attn.self_attn.in_proj_weight.npy \
+           blocks.0.attn.self_attn.out_proj.bias.npy blocks.1.ffn.ffn.fc2.weight.npy final_norm.weight.npy; do
+    [ -s "trec/$f" ] || fail "the transformer record lacks $f"
+  done
+  for field in '"arch": "transformer"' '"init": "xavier"' '"norm": "rms"' '"activation": "gelu"' '"ffn_mult": 2' \
+               '"heads": 2' '"seq_len": 5' '"ffn_hidden": 8'; do
+    grep -q "$field" trec/config.json || fail "trec/config.json lacks $field"
+  done
+  head -c 80 trec/y.npy | grep -q "'descr': '<i8'.*'shape': (64, 5)" || fail "y.npy is not int64 (64, 5)"
+  # --preset transformer fills in what is not given (the values --help states), the options given win.
+  "$bin" --preset transformer --dump prec --placements pre --depths 2 --lrs 0.001 --warmups 0 --seeds 1 --steps 3 \
+    > pdump.log || fail "preset dump failed: $(cat pdump.log)"
+  for field in '"arch": "transformer"' '"init": "xavier"' '"d": 32' '"batch": 16' '"seq_len": 8' '"heads": 4' \
+               '"train_size": 1024' '"eval_size": 256' '"steps": 3' '"seed": 1' '"placement": "pre"'; do
+    grep -q "$field" prec/config.json || fail "the preset's record lacks $field"
+  done
+  "$bin" --help | tr -s ' \n' ' ' > help.txt
+  grep -q -- "--arch transformer --init xavier --placements post,pre,deepnorm,rezero --depths 2,6,12,24 --lrs 1e-3,3e-3 --warmups 0,100 --seeds 0,1 --widths 32 --heads 4 --seq-len 8 --steps 200 --batch 16 --train-size 1024 --eval-size 256" help.txt ||
+    fail "--help does not state the preset's sweep"
+  # ... and the sweep it runs is that one (shard 0/128 runs only the first of its 128 runs).
+  "$bin" --preset transformer --shard 0/128 --steps 2 --no-plots --out psweep > psweep.log || fail "preset shard failed"
+  grep -q "shard 0/128 of 128)" psweep.log || fail "the preset should give 128 runs: $(cat psweep.log)"
+  tr -d ' \n' < psweep/sweep.json > sweep.txt
+  for field in '"placements":\["post","pre","deepnorm","rezero"\]' '"lrs":\[0.001,0.003\]' '"warmups":\[0,100\]' \
+               '"depths":\[2,6,12,24\]' '"widths":\[32\]' '"batches":\[16\]' '"seeds":\[0,1\]' '"arch":"transformer"'; do
+    grep -q "$field" sweep.txt || fail "the preset's sweep.json lacks $field: $(cat sweep.txt)"
+  done
   grep -q '"placement": "deepnorm"' rec/config.json || fail "config.json lacks the placement"
   # batches.npy: int64 (7, 8)
   head -c 80 rec/batches.npy | grep -q "'descr': '<i8'.*'shape': (7, 8)" || fail "batches.npy is not int64 (7, 8)"

@@ -1,9 +1,14 @@
 #pragma once
 // Shared by the [lab] tests: a run small enough to train in milliseconds.
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
+#include <catch2/catch.hpp>
+
+#include "tapegrad/lab/replay.hpp"
 #include "tapegrad/lab/run_config.hpp"
 #include "tapegrad/lab/sweep.hpp"
 
@@ -47,6 +52,23 @@ inline std::string scratch_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+// A committed replay record (tests/fixtures/replay/...): tapegrad's replay of it gives the per-step
+// losses PyTorch recorded (torch_losses.npy) to 1e-9 relative, and the record does train.
+inline void check_replay_parity(const std::filesystem::path& dir) {
+  INFO("record " << dir.string());
+  REQUIRE(std::filesystem::exists(dir / "torch_losses.npy"));
+  const std::vector<double> torch_losses = lab::read_npy_vector((dir / "torch_losses.npy").string());
+  const std::vector<double> ours = lab::replay_losses(dir.string());
+  REQUIRE(ours.size() == torch_losses.size());
+  REQUIRE(ours.size() >= 10);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < ours.size(); ++i)
+    worst = std::max(worst, std::abs(ours[i] - torch_losses[i]) / std::abs(torch_losses[i]));
+  INFO("largest relative difference " << worst);
+  CHECK(worst <= 1e-9);
+  CHECK(torch_losses.back() < torch_losses.front());  // the record does train
 }
 
 }  // namespace tapegrad::testing

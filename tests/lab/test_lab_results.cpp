@@ -175,7 +175,7 @@ TEST_CASE("write_replay writes a record that replays bitwise in tapegrad", "[lab
   fs::remove_all(dir);
 }
 
-// The committed records (made by `tapegrad-depth --dump`, losses from
+// The committed records (made by tools/make_replay_fixtures.sh: `tapegrad-depth --dump`, losses from
 // `tools/replay_torch.py --write` with torch 1.13 in float64): our training of
 // the same model from the same initial parameters on the same batches must
 // give PyTorch's per-step losses to 1e-9 relative, for every placement.
@@ -183,19 +183,7 @@ TEST_CASE("replay parity with PyTorch for every placement", "[lab]") {
   const fs::path root = fs::path(TAPEGRAD_FIXTURES_DIR) / "replay";
   std::size_t checked = 0;
   for (auto p : nn::all_placements()) {
-    const fs::path dir = root / nn::to_string(p);
-    INFO("record " << dir.string());
-    REQUIRE(fs::exists(dir / "torch_losses.npy"));
-    const std::vector<double> torch_losses = read_npy_vector((dir / "torch_losses.npy").string());
-    const std::vector<double> ours = replay_losses(dir.string());
-    REQUIRE(ours.size() == torch_losses.size());
-    REQUIRE(ours.size() >= 10);
-    double worst = 0.0;
-    for (std::size_t i = 0; i < ours.size(); ++i)
-      worst = std::max(worst, std::abs(ours[i] - torch_losses[i]) / std::abs(torch_losses[i]));
-    INFO("largest relative difference " << worst);
-    CHECK(worst <= 1e-9);
-    CHECK(torch_losses.back() < torch_losses.front());  // the record does train
+    testing::check_replay_parity(root / nn::to_string(p));
     ++checked;
   }
   CHECK(checked == 6);

@@ -95,7 +95,7 @@ TEST_CASE("Module: nested names like a PyTorch state_dict, train/eval reaches ch
   CHECK(names(ResidualBlock(std::make_shared<FFN>(4, 0, "relu", gen), Placement::pre, 4).state_dict()).front() ==
         "sublayer.fc1.weight");  // the default name
   CHECK(std::find(keys.begin(), keys.end(), "1.norm.bias") != keys.end());
-  CHECK(blocks.at<ResidualBlock>(1).norm->weight.name() == "1.norm.weight");
+  CHECK(dynamic_cast<LayerNorm&>(*blocks.at<ResidualBlock>(1).norm).weight.name() == "1.norm.weight");
   blocks.eval();
   CHECK_FALSE(blocks.at<ResidualBlock>(0).sublayer->is_training());
   Tensor loss = sum(blocks(param({3, 4}, 16)));

@@ -1,7 +1,9 @@
 #pragma once
 // Normalization modules: LayerNorm, RMSNorm, BatchNorm1d (features in the last axis).
 
+#include <memory>
 #include <optional>
+#include <string>
 
 #include "tapegrad/nn/module.hpp"
 
@@ -58,5 +60,9 @@ class BatchNorm1d : public Module {
  protected:
   std::string extra_repr() const override;
 };
+
+// The norm a residual stack asks for by name: "layer" → LayerNorm(features, eps), "rms" → RMSNorm(features,
+// eps), "batch" → BatchNorm1d(features, eps). Throws tapegrad::Error naming the valid kinds otherwise.
+std::shared_ptr<Module> make_norm(const std::string& kind, std::size_t features, double eps);
 
 }  // namespace tapegrad::nn

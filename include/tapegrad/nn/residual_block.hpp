@@ -9,6 +9,10 @@
 //   sandwich  x ← x + LN_out(F(LN(x)))      CogView / Peri-LN; needs a final LN too
 //   none      x ← x + F(x)                  baseline
 //
+// The norm is a LayerNorm unless options.norm says "rms" (RMSNorm) or "batch" (BatchNorm1d over every
+// position of the batch, per channel: over B·S for a (B, S, d) input), so that the same placements can be
+// compared with the other normalisations.
+//
 // Children: the sublayer (named by options.sublayer_name, e.g. "ffn"), "norm" (and "norm_out" for sandwich);
 // parameter "alpha" (shape (1)) for rezero.
 
@@ -35,10 +39,11 @@ struct DeepNormConstants {
 DeepNormConstants deepnorm_constants(std::size_t num_blocks);
 
 struct ResidualBlockOptions {
-  double eps = 1e-5;         // of the LayerNorms
+  double eps = 1e-5;         // of the norms
   double deepnorm_alpha = 1.0;
   double deepnorm_beta = 1.0;  // multiplies every "weight" of the sublayer at construction
   std::string sublayer_name = "sublayer";  // the sublayer's name in state_dict keys ("blocks.3.ffn.fc1.weight")
+  std::string norm = "layer";  // "layer", "rms" or "batch" (make_norm)
 };
 
 class ResidualBlock : public Module {
@@ -50,7 +55,7 @@ class ResidualBlock : public Module {
   Placement placement;
   ResidualBlockOptions options;
   std::shared_ptr<Module> sublayer;
-  std::shared_ptr<LayerNorm> norm, norm_out;  // as the placement needs them
+  std::shared_ptr<Module> norm, norm_out;  // as the placement needs them (a LayerNorm unless options.norm)
   Tensor alpha;                               // rezero only
 
  protected:

@@ -1,12 +1,25 @@
 #pragma once
 // DepthModel: the lab's network, with the submodule names of the PyTorch model
-// in tools/replay_torch.py, so that state_dict keys match one to one:
+// in tools/replay_torch.py, so that state_dict keys match one to one.
 //
+// --arch ffn (the default):
 //   input       Linear(d_in → d)
-//   blocks      Sequential of `depth` ResidualBlocks, each an FFN (d → 4d → d, ReLU)
+//   blocks      Sequential of `depth` ResidualBlocks, each an FFN (d → ffn_mult·d → d)
 //               with the run's placement ("blocks.3.ffn.fc1.weight", "blocks.3.norm.weight", ...)
-//   final_norm  LayerNorm(d), only for placements that end un-normalised (pre, sandwich)
+//   final_norm  a norm of the run's kind, only for placements that end un-normalised (pre, sandwich)
 //   head        Linear(d → classes)
+//
+// --arch transformer (input: token ids (B, S); output: logits (B·S, classes), one row per position):
+//   token_embedding     Embedding(classes → d)
+//   position_embedding  Embedding(seq_len → d), learned, added to the tokens' vectors
+//   blocks              Sequential of `depth` TransformerBlocks ("blocks.3.attn.self_attn.in_proj_weight",
+//                       "blocks.3.attn.norm.weight", "blocks.3.ffn.ffn.fc2.weight", ...)
+//   final_norm, head    as above, applied at every position
+//
+// Init (config.init): "pytorch" keeps every module's PyTorch default; "xavier" (the papers')
+// redraws every Linear weight Xavier-uniform, and zeroes its bias, after construction (the
+// attention's in_proj_weight is Xavier-uniform already; embeddings stay N(0, 1)). DeepNorm's β
+// scales the weights inside the blocks either way (for xavier as the gain, as in DeepNet).
 
 #include <memory>
 #include <string>
@@ -14,6 +27,7 @@
 #include <vector>
 
 #include "tapegrad/lab/run_config.hpp"
+#include "tapegrad/nn/embedding.hpp"
 #include "tapegrad/nn/linear.hpp"
 #include "tapegrad/nn/normalization.hpp"
 #include "tapegrad/nn/sequential.hpp"
@@ -22,8 +36,8 @@ namespace tapegrad::lab {
 
 class DepthModel : public nn::Module {
  public:
-  // Draws the weights from gen in registration order: input, blocks 0..L−1 (fc1, fc2), head.
-  // DeepNorm blocks get α, β = deepnorm_constants(depth).
+  // Draws the weights from gen in registration order (input or the two embeddings, blocks 0..L−1,
+  // head), then, for init "xavier", again in that order. DeepNorm blocks get α, β = deepnorm_constants(depth).
   DepthModel(const RunConfig& config, Generator& gen);
 
   Tensor forward(const Tensor& x) override { return forward(x, nullptr); }
@@ -33,13 +47,15 @@ class DepthModel : public nn::Module {
   // The second FFN weight of block l (its gradient is the lab's depth profile).
   const Tensor& fc2_weight(std::size_t block) const;
 
-  // Each sublayer's output projection weight in block l, named relative to the block
-  // ({"ffn.fc2.weight", &fc2}): the weights whose init gradients Xiong et al. 2020 (Fig. 3) plot.
+  // Each sublayer's output projection in block l, named as in the block's state_dict keys:
+  // ffn: {"ffn.fc2.weight"}; transformer: {"attn.self_attn.out_proj.weight", "ffn.ffn.fc2.weight"}.
   std::vector<std::pair<std::string, const Tensor*>> output_projections(std::size_t block) const;
 
-  std::shared_ptr<nn::Linear> input;
+  bool transformer = false;
+  std::shared_ptr<nn::Linear> input;                                       // ffn only
+  std::shared_ptr<nn::Embedding> token_embedding, position_embedding;      // transformer only
   std::shared_ptr<nn::Sequential> blocks;
-  std::shared_ptr<nn::LayerNorm> final_norm;  // null unless needs_final_norm(placement)
+  std::shared_ptr<nn::Module> final_norm;  // null unless needs_final_norm(placement)
   std::shared_ptr<nn::Linear> head;
 };
 

@@ -1,5 +1,6 @@
 #pragma once
-// One run of the depth-stability lab: train a DepthModel on the teacher task,
+// One run of the depth-stability lab: train a DepthModel on the teacher task (the
+// copy-with-offset sequence task for --arch transformer),
 // logging what the lab plots, and decide whether it failed.
 //
 // Step convention: "step t" is the model after t Adam updates. The training
@@ -21,6 +22,7 @@
 
 #include "tapegrad/lab/depth_model.hpp"
 #include "tapegrad/lab/diagnostics.hpp"
+#include "tapegrad/lab/sequence_task.hpp"
 #include "tapegrad/lab/teacher_task.hpp"
 
 namespace tapegrad::lab {
@@ -56,7 +58,8 @@ struct TrainLog {
 TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_set, const Batches& batches,
                const RunConfig& config, const std::atomic<bool>* stop = nullptr);
 
-// Mean cross-entropy of the model over a whole dataset, without recording.
+// Mean cross-entropy of the model over a whole dataset (every position of every sequence), without
+// recording, in eval mode (a BatchNorm uses its running statistics), then back to training mode.
 double mean_loss(DepthModel& model, const Dataset& data);
 
 double collapse_threshold(std::size_t classes);  // 0.7·ln K
@@ -75,8 +78,14 @@ struct RunResult {
   Failure failure;
 };
 
+// The run's train and eval sets: the teacher task's, or the sequence task's for --arch transformer.
+struct TaskData {
+  Dataset train, eval;
+};
+TaskData make_task(const RunConfig& config);
+
 // Called once the task, the initial model and the batches exist, before training (for replay dumps).
-using BeforeTraining = std::function<void(const DepthModel&, const TeacherTask&, const Batches&)>;
+using BeforeTraining = std::function<void(const DepthModel&, const TaskData&, const Batches&)>;
 
 // The whole reference run: task, model (Generator(init_seed)), batches, training, final losses, verdict.
 RunResult run_experiment(const RunConfig& config, const std::atomic<bool>* stop = nullptr,

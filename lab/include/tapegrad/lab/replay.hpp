@@ -6,7 +6,8 @@
 //   DIR/<name>.npy         each initial parameter, named by its PyTorch state_dict key
 //                          ("input.weight", "blocks.3.ffn.fc1.weight", "final_norm.bias", ...),
 //                          float64; Linear weights (out, in)
-//   DIR/x.npy, DIR/y.npy   the train set: (train_size, d_in) float64, (train_size) int64
+//   DIR/x.npy, DIR/y.npy   the train set: (train_size, d_in) float64, (train_size) int64; for --arch
+//                          transformer the tokens (train_size, seq_len) float64 and labels (train_size, seq_len) int64
 //   DIR/batches.npy        minibatch indices per step, (steps, batch) int64
 //   DIR/losses.npy         tapegrad's per-step training losses, (steps) float64
 //                          (fewer if the run hit NaN/Inf: it stops there)

@@ -9,6 +9,14 @@
 //   model   input Linear(d_in → d), `depth` ResidualBlocks (FFN d → 4d → d, ReLU)
 //           with the given placement, a final LayerNorm where the stack ends
 //           un-normalised (pre, sandwich), head Linear(d → classes).
+//   --arch transformer instead (lab/include/tapegrad/lab/sequence_task.hpp):
+//   task    token sequences of length seq_len over `classes` tokens; the label at position t is
+//           the token `copy_offset` positions earlier (cyclically): chance level ln K.
+//   model   token + learned position Embeddings, `depth` TransformerBlocks (self-attention with
+//           `heads` heads, then an FFN d → ffn_mult·d → d), both sublayers in the placement, a final
+//           norm as above, head Linear(d → classes) at every position.
+//   options init (pytorch: PyTorch's defaults; xavier: the papers' Xavier-uniform weights, zero
+//           biases), norm (the placement's norms: layer, rms or batch), activation (relu, gelu).
 //   train   Adam (PyTorch defaults) with lr · min(1, (step+1)/warmup), minibatches
 //           of `batch` indices drawn with replacement-free sampling per step.
 
@@ -35,6 +43,15 @@ struct RunConfig {
   std::size_t classes = 8;
   std::size_t teacher_hidden = 32;
   long eval_every = 50;           // eval-loss checks for the collapse criterion
+  // The architecture and its choices (one value per sweep). The defaults are the original FFN lab;
+  // run_id and the seeds mention a setting only when it differs from its default.
+  std::string arch = "ffn";           // "ffn" or "transformer"
+  std::string init = "pytorch";       // "pytorch" or "xavier"
+  std::string norm = "layer";         // "layer", "rms" or "batch"
+  std::string activation = "relu";    // "relu" or "gelu"
+  std::size_t ffn_mult = 4;           // FFN hidden width = ffn_mult · d
+  std::size_t heads = 4;              // transformer: attention heads (d % heads == 0)
+  std::size_t seq_len = 16;           // transformer: tokens per sequence
 
   bool operator==(const RunConfig& other) const;
   bool operator!=(const RunConfig& other) const { return !(*this == other); }
@@ -47,6 +64,8 @@ struct RunLimits {
   static constexpr std::size_t max_width = 4096;
   static constexpr long max_steps = 1000000;
   static constexpr std::size_t max_set_size = 1000000;  // train_size, eval_size
+  static constexpr std::size_t max_ffn_mult = 64;
+  static constexpr std::size_t max_seq_len = 1024;
   static constexpr std::uint64_t max_bytes = std::uint64_t{4} << 30;  // estimated_bytes() of one run: 4 GiB
 };
 
@@ -55,11 +74,22 @@ struct RunLimits {
 // sets and the minibatch indices.
 std::uint64_t estimated_bytes(const RunConfig& config);
 
+bool is_transformer(const RunConfig& config);  // arch == "transformer"
+
+// The JSON names of the architecture settings (config.json, sweep.json); files written before they
+// existed lack them and read as the defaults.
+inline constexpr const char* kArchitectureFields[] = {"arch", "init", "norm", "activation", "ffn_mult", "heads",
+                                                      "seq_len"};
+
+// The sequence task's rule: the label at position t is the token kCopyOffset positions earlier.
+constexpr std::size_t kCopyOffset = 2;
+
 // Throws tapegrad::Error naming the first bad field (depth 0, lr <= 0, batch > train_size,
 // a setting above RunLimits, ...).
 void validate(const RunConfig& config);
 
-// A file-name-safe id unique within a sweep: "post_L8_d32_lr0.01_w0_T300_b64_s0".
+// A file-name-safe id unique within a sweep: "post_L8_d32_lr0.01_w0_T300_b64_s0"; settings that differ
+// from RunConfig's defaults follow ("..._s0_transformer_h4_S16_xavier").
 std::string run_id(const RunConfig& config);
 
 // The shortest decimal text that reads back as exactly x ("0.01", "1e-05",
@@ -70,7 +100,10 @@ std::string format_double(double x);
 // Seeds for the run's three independent random streams, each a hash of the seed
 // and only the settings that stream depends on:
 //   data     (seed, task sizes)             the same data for every run of a seed
-//   init     (seed, placement, depth, d)    the same initial weights across lr and warmup
+//   init     (seed, placement, depth, d,    the same initial weights across lr and warmup
+//             arch, init, ffn_mult, seq_len when not the defaults; heads, norm and activation
+//             draw nothing, so runs that differ only there start from the same weights)
+//   (data also depends on arch and seq_len when not the defaults)
 //   batches  (seed, batch, train_size)      the same minibatch order across models
 std::uint64_t data_seed(const RunConfig& config);
 std::uint64_t init_seed(const RunConfig& config);

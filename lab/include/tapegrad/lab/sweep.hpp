@@ -18,7 +18,8 @@ struct SweepGrid {
   std::vector<long> steps;
   std::vector<std::size_t> batches;
   std::vector<std::uint64_t> seeds;
-  RunConfig base;  // the task settings (train_size, eval_size, eval_every, ...); its swept fields are ignored
+  RunConfig base;  // the settings of every run (train_size, eval_size, eval_every, arch, init, norm, heads,
+                   // ...); its swept fields are ignored
 
   bool operator==(const SweepGrid& other) const;
 };

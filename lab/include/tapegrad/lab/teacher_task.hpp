@@ -17,9 +17,10 @@
 namespace tapegrad::lab {
 
 struct Dataset {
-  Array x;                      // (n, d_in)
-  std::vector<std::int64_t> y;  // n labels in [0, classes)
-  std::size_t size() const { return y.size(); }
+  Array x;                      // (n, d_in); for the sequence task (n, S) tokens
+  std::vector<std::int64_t> y;  // n labels in [0, classes); for the sequence task n·S, row by row
+  std::size_t size() const { return x.dimension() == 0 ? 0 : x.shape()[0]; }  // examples (rows of x)
+  std::size_t labels_per_example() const { return size() == 0 ? 0 : y.size() / size(); }
 };
 
 struct TeacherTask {
@@ -34,7 +35,7 @@ TeacherTask make_teacher_task(const RunConfig& config);
 // The teacher's labels for the rows of x.
 std::vector<std::int64_t> teacher_labels(const Array& w1, const Array& w2, const Array& x);
 
-// The rows `indices` of the dataset, as a minibatch.
+// The rows `indices` of the dataset (with their labels), as a minibatch.
 Dataset gather(const Dataset& data, const std::vector<std::int64_t>& indices);
 
 // Minibatch indices for every step (steps × batch), each batch `batch`
