@@ -7,8 +7,8 @@
 Each check starts from a running kernel and says what it expected when it fails:
 state carried across cells, stream output in order, a result's text and rich display, a
 compile error and the cell after it, an escaping exception and the cell after it, an
-interrupted endless loop (in the cell's own code, inside OpenBLAS, and while the cell still
-compiles, or idle) and the cell after it, a restart, kernel_info / is_complete /
+interrupted endless loop (in the cell's own code, inside OpenBLAS, inside malloc, while the cell
+still compiles, or idle) and the cell after it, a restart, kernel_info / is_complete /
 completion, and a malformed connection file (a clear message, a non-zero exit status).
 """
 
@@ -23,6 +23,13 @@ import time
 import jupyter_client
 
 failures = []
+seen = []  # the iopub messages run() read for the current cell (printed if it hangs)
+
+# STOP_ON_ERROR: with Jupyter's default stop_on_error=True, a kernel answers an error by aborting the
+# requests that reach it in the next moments (xeus: 50 ms) with a bare {"status": "error"} reply and no
+# output, as "Run All" stops at an error. These checks send a cell right after an erroring one, which
+# would then be aborted now and then (it looked like a hang), so they send every cell with
+# stop_on_error=False.
 
 
 def check(condition, what):
@@ -33,11 +40,22 @@ def check(condition, what):
 
 def run(kc, code, timeout=120):
     """Executes code; returns (reply content, [(msg_type, content)] of its iopub output)."""
-    msg_id = kc.execute(code)
+    msg_id = kc.execute(code, stop_on_error=False)  # see STOP_ON_ERROR below
     outputs = []
+    seen.clear()
     deadline = time.monotonic() + timeout
     while True:
-        msg = kc.get_iopub_msg(timeout=max(1, deadline - time.monotonic()))
+        try:
+            msg = kc.get_iopub_msg(timeout=max(1, deadline - time.monotonic()))
+        except queue.Empty:
+            print("no idle status for %r; iopub messages seen since it was sent: %r" % (code[:60], seen[-12:]))
+            try:
+                reply = kc.get_shell_msg(timeout=1)
+                print("its shell channel holds: %r %r" % (reply["parent_header"].get("msg_id") == msg_id, reply["content"]))
+            except queue.Empty:
+                print("and no shell reply either")
+            raise
+        seen.append((msg["parent_header"].get("msg_id") == msg_id, msg["msg_type"], str(msg["content"])[:60]))
         if msg["parent_header"].get("msg_id") != msg_id:
             continue
         if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
@@ -122,7 +140,7 @@ def main():
 
         def interrupted(code, delay, what):
             """Sends code, interrupts after delay seconds; checks the error reply and that the next cell runs."""
-            msg_id = kc.execute(code)
+            msg_id = kc.execute(code, stop_on_error=False)
             time.sleep(delay)
             km.interrupt_kernel()
             sent = time.monotonic()
@@ -162,6 +180,17 @@ def main():
                                  ' << " " << (std::vector<double>(1000, 1.0).size()) << std::endl;', timeout=30)
             check(reply["status"] == "ok" and stdout_of(out) == "16777216 1000\n",
                   "after it, matmul and malloc still work (got %r)" % stdout_of(out))
+
+        # A loop that spends its time in malloc and free (libc), which hold the heap's lock: a jump
+        # from inside them would leave it held, and the next malloc would wait for ever.
+        run(kc, "#include <cstdlib>\nvoid* blocks[1000];")
+        for attempt in range(3):
+            interrupted("while (true) {\n  for (int i = 0; i < 1000; ++i) blocks[i] = std::malloc(64 + (i * 37) % 4000);\n"
+                        "  for (int i = 0; i < 1000; ++i) std::free(blocks[i]);\n}", 1 + attempt,
+                        "a loop inside malloc and free (try %d)" % (attempt + 1))
+            reply, out = run(kc, 'std::cout << std::vector<double>(100000, 1.0).size() << std::endl;', timeout=30)
+            check(reply["status"] == "ok" and stdout_of(out) == "100000\n",
+                  "after it, malloc still works (got %r)" % stdout_of(out))
 
         # An interrupt while clang still compiles the cell: it stops the cell as soon as it starts.
         interrupted('#include <regex>\nwhile (true) {}', 0.05, "a cell that is still compiling")
