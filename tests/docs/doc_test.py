@@ -228,13 +228,22 @@ def check_covered_blocks(blocks, source, failures):
                     failures.add("covered", b.where(offset), problem)
 
 
+def slowdown(work):
+    """How much longer a block may take: 4 times in a Debug build, whose library is not optimised."""
+    try:
+        with open(os.path.join(work["tree"], "build", "CMakeCache.txt"), encoding="utf-8") as f:
+            return 4 if re.search(r"^CMAKE_BUILD_TYPE:\w+=Debug$", f.read(), re.M) else 1
+    except OSError:
+        return 1
+
+
 def run_shell(block, commands, work, failures):
     script = ["set -e -o pipefail"]
     for offset, command in commands:
         script.append(f"echo '+ {command}' | sed 's/^/    /'")
         script.append(runnable(command, work["scratch"]))
     print(f"run {block.where()} (sh, {len(commands)} lines)", flush=True)
-    out, code = run_in_group(["bash", "-c", "\n".join(script)], work["tree"], 300)
+    out, code = run_in_group(["bash", "-c", "\n".join(script)], work["tree"], 300 * slowdown(work))
     if code != 0:
         failures.add("run", block.where(), f"the block's commands failed (exit {code}):\n{indent(out)}")
     else:
