@@ -28,6 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from torch_fixtures import RMSNorm  # x / sqrt(mean(x^2) + eps) * weight; one definition for both tools
+
 torch.set_default_dtype(torch.float64)
 
 
@@ -43,18 +45,6 @@ class FFN(nn.Module):
 
     def forward(self, x):
         return self.fc2(self.act(self.fc1(x)))
-
-
-class RMSNorm(nn.Module):
-    """x / sqrt(mean(x^2) + eps) * weight (torch 1.13 has no nn.RMSNorm)."""
-
-    def __init__(self, d, eps):
-        super().__init__()
-        self.eps = eps
-        self.weight = nn.Parameter(torch.ones(d))
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
 class BatchNormLast(nn.BatchNorm1d):
