@@ -1,6 +1,6 @@
 # gdb tests: gdb in batch mode on -O0 -g builds of examples, printing through the
 # pretty-printers (loaded from libtapegrad.so's .debug_gdb_scripts section).
-#   debug.gdb_pretty_printers   tests/debug/walkthrough.gdb, the printers' text in detail
+#   debug.gdb_pretty_printers   tests/debug/printers_walkthrough.gdb, the printers' text in detail
 #   debug.gdb_recipe.<name>     each tools/gdb/recipes/<name>.gdb, checked against the
 #                               transcripts tools/gdb/README.md shows (run_recipe.py)
 # They need debug information in libtapegrad.so: in a Release or MinSizeRel build they
@@ -8,7 +8,7 @@
 
 # The examples the recipes run, built -O0 -g whatever the build type, so that every
 # local is visible and `next` goes line by line (the library keeps the build's flags).
-set(TAPEGRAD_GDB_EXAMPLES tape_walkthrough layer_norm_by_hand ffn anomaly)
+set(TAPEGRAD_GDB_EXAMPLES tape_walkthrough layer_norm_by_hand ffn_by_hand anomaly_hunt)
 foreach(example IN LISTS TAPEGRAD_GDB_EXAMPLES)
   add_executable(tapegrad_gdb_${example} ${PROJECT_SOURCE_DIR}/examples/${example}.cpp)
   target_link_libraries(tapegrad_gdb_${example} PRIVATE tapegrad)
@@ -25,7 +25,7 @@ add_test(NAME debug.gdb_pretty_printers
     -DLIBRARY=$<TARGET_FILE:tapegrad>
     -DREADELF=${TAPEGRAD_READELF}
     -DLIBRARY_DIR=$<TARGET_FILE_DIR:tapegrad>
-    -DCOMMANDS=${CMAKE_CURRENT_LIST_DIR}/walkthrough.gdb
+    -DCOMMANDS=${CMAKE_CURRENT_LIST_DIR}/printers_walkthrough.gdb
     -P ${CMAKE_CURRENT_LIST_DIR}/run_gdb_test.cmake)
 set_tests_properties(debug.gdb_pretty_printers PROPERTIES
   SKIP_REGULAR_EXPRESSION "SKIPPED:"
@@ -58,7 +58,7 @@ add_recipe_tests(gdb gdb ${PROJECT_SOURCE_DIR}/tools/gdb/README.md
 # The examples run to completion and print what they computed; those that
 # check something (gradcheck, fused vs by hand, loss going down) exit non-zero
 # when it fails.
-set(TAPEGRAD_DEBUG_EXAMPLES tape_walkthrough anomaly layer_norm_by_hand residual add_and_norm batch_norm ffn
+set(TAPEGRAD_DEBUG_EXAMPLES tape_walkthrough anomaly_hunt layer_norm_by_hand residual_by_hand add_and_norm batch_norm ffn_by_hand
     post_vs_pre_norm tiny_training)
 foreach(example IN LISTS TAPEGRAD_DEBUG_EXAMPLES)
   if(TARGET ${example})
@@ -66,8 +66,8 @@ foreach(example IN LISTS TAPEGRAD_DEBUG_EXAMPLES)
     set_tests_properties(debug.example_${example} PROPERTIES ENVIRONMENT "OPENBLAS_NUM_THREADS=1")
   endif()
 endforeach()
-if(TARGET anomaly)
-  set_tests_properties(debug.example_anomaly PROPERTIES
+if(TARGET anomaly_hunt)
+  set_tests_properties(debug.example_anomaly_hunt PROPERTIES
     PASS_REGULAR_EXPRESSION "anomaly in forward: 'log' \\(tape entry 1\\).*anomaly in backward: the backward of 'sqrt'")
 endif()
 

@@ -1,5 +1,5 @@
 // nn modules: parameters and names, train/eval, init, gradchecks of every parameter.
-#include "nn/common.hpp"
+#include "nn/nn_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::nn;

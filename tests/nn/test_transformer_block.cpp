@@ -2,7 +2,7 @@
 // input and every parameter per placement, the formulas, DeepNet's β, causality, errors.
 #include <xtensor/xview.hpp>
 
-#include "nn/common.hpp"
+#include "nn/nn_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::nn;

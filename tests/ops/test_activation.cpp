@@ -1,5 +1,5 @@
 // Nonlinearities: gradchecks, values against PyTorch (float64), large inputs, errors.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 #include <cmath>
 

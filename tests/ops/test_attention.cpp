@@ -4,7 +4,7 @@
 
 #include <xtensor/xview.hpp>
 
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

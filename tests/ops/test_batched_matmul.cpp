@@ -1,7 +1,7 @@
 // batched_matmul: one product per leading index, by hand and against matmul slice by slice; gradchecks; errors.
 #include <xtensor/xview.hpp>
 
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

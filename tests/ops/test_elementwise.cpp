@@ -1,6 +1,6 @@
 // Elementwise arithmetic: gradchecks (with every kind of broadcasting),
 // forward values by hand, and the shape errors.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

@@ -1,7 +1,7 @@
 // embedding: rows looked up by index, the backward a scatter-add into a dense gradient; bad indices refused.
 #include <limits>
 
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

@@ -1,6 +1,6 @@
 // feed_forward: the FFN as one fused op, checked by hand, by finite differences and
 // against the same computation composed from linear, relu / gelu and linear.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 #include <cmath>
 #include <limits>

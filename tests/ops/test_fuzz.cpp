@@ -8,7 +8,7 @@
 //
 // TAPEGRAD_FUZZ_PROGRAMS=N runs N programs instead of the default (a few seconds);
 // TAPEGRAD_FUZZ_SEED=S starts from another seed. The counts are printed at the end.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 #include <cmath>
 #include <cstdlib>

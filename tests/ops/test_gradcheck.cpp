@@ -1,7 +1,7 @@
 // gradcheck itself: the op tests above lean on it, so it must be able to fail.
 // Ops with deliberately wrong backwards must be caught, and the report must
 // say which input and which element.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 #include "tapegrad/autograd/tape.hpp"
 

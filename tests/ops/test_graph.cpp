@@ -1,6 +1,6 @@
 // Ops composed into graphs: tensors used more than once, branches that meet
 // again, a small MLP and an attention head, all gradchecked end to end.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

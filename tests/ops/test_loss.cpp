@@ -1,6 +1,6 @@
 // mse_loss and cross_entropy: gradchecks, hand examples, stability, the fused
 // cross_entropy against log_softmax composed by hand, errors.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

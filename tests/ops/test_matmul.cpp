@@ -2,7 +2,7 @@
 // hand, gemm's folded transposes against transpose() + matmul, errors.
 #include <xtensor/xview.hpp>
 
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

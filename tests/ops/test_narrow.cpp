@@ -1,5 +1,5 @@
 // narrow: a slice along one axis, its gradient the slice's place in a zero array; errors.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

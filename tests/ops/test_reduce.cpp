@@ -1,6 +1,6 @@
 // sum and mean: gradchecks over chosen axes (negative too, with and without
 // keepdims, and over everything), values and shapes by hand, axis errors.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

@@ -1,5 +1,5 @@
 // transpose and reshape: gradchecks, values, errors.
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

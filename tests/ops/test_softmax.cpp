@@ -2,7 +2,7 @@
 // stability for huge logits, the fused ops against their composed forms, errors.
 #include <xtensor/xview.hpp>
 
-#include "ops/common.hpp"
+#include "ops/op_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::testing;

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "tapegrad/nn/linear.hpp"
+#include "tapegrad/nn/linear_layer.hpp"
 #include "tapegrad/ops/feed_forward.hpp"
 
 namespace tapegrad::nn {

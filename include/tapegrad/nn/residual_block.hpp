@@ -20,7 +20,7 @@
 #include <string>
 
 #include "tapegrad/nn/module.hpp"
-#include "tapegrad/nn/normalization.hpp"
+#include "tapegrad/nn/norm_layers.hpp"
 
 namespace tapegrad::nn {
 

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "tapegrad/nn/attention.hpp"
+#include "tapegrad/nn/self_attention.hpp"
 #include "tapegrad/nn/ffn.hpp"
 #include "tapegrad/nn/residual_block.hpp"
 

@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "tapegrad/lab/run_config.hpp"
-#include "tapegrad/nn/embedding.hpp"
-#include "tapegrad/nn/linear.hpp"
-#include "tapegrad/nn/normalization.hpp"
+#include "tapegrad/nn/embedding_layer.hpp"
+#include "tapegrad/nn/linear_layer.hpp"
+#include "tapegrad/nn/norm_layers.hpp"
 #include "tapegrad/nn/sequential.hpp"
 
 namespace tapegrad::lab {

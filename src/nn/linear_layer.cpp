@@ -1,4 +1,4 @@
-#include "tapegrad/nn/linear.hpp"
+#include "tapegrad/nn/linear_layer.hpp"
 
 #include "tapegrad/ops/linear.hpp"
 #include "tapegrad/nn/init.hpp"

@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include "tapegrad/nn/linear.hpp"
+#include "tapegrad/nn/linear_layer.hpp"
 
 namespace tapegrad::nn {
 

@@ -1,4 +1,4 @@
-#include "tapegrad/nn/embedding.hpp"
+#include "tapegrad/nn/embedding_layer.hpp"
 
 #include "tapegrad/nn/init.hpp"
 #include "tapegrad/ops/embedding.hpp"

@@ -1,4 +1,4 @@
-#include "tapegrad/nn/attention.hpp"
+#include "tapegrad/nn/self_attention.hpp"
 
 #include "tapegrad/nn/init.hpp"
 #include "tapegrad/ops/attention.hpp"

@@ -1,4 +1,4 @@
-#include "tapegrad/nn/normalization.hpp"
+#include "tapegrad/nn/norm_layers.hpp"
 
 #include <sstream>
 

@@ -3,7 +3,7 @@
 
 #include <xtensor/xview.hpp>
 
-#include "nn/common.hpp"
+#include "nn/nn_common.hpp"
 
 using namespace tapegrad;
 using namespace tapegrad::nn;
