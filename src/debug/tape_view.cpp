@@ -14,14 +14,14 @@ namespace {
 
 // Is `x` the output of an entry of this tape (and not of an older, released one)?
 bool made_on(const Tape& t, const Tensor& x) {
-  const TensorImpl& impl = *x.impl_;
+  const TensorImpl& impl = x.impl();
   return impl.tape_index >= 0 && impl.tape_generation == t.generation &&
          static_cast<std::size_t>(impl.tape_index) < t.size() && t[impl.tape_index].output.same(x);
 }
 
 // "#3 (2, 4)" for the output of entry 3, else the tensor's label.
 std::string ref(const Tape& t, const Tensor& x) {
-  return made_on(t, x) ? "#" + std::to_string(x.impl_->tape_index) + " " + x.label() : x.label();
+  return made_on(t, x) ? "#" + std::to_string(x.impl().tape_index) + " " + x.label() : x.label();
 }
 
 std::string norm_str(const Array& a) {
@@ -112,7 +112,7 @@ std::string to_dot(const Tape& t) {
       << "  edge [fontname=\"monospace\", fontsize=9];\n";
   std::map<const TensorImpl*, std::string> ids;  // one node per tensor, however often it is used
   auto node = [&](const Tensor& x, const char* fill) {
-    auto [it, added] = ids.emplace(x.impl_.get(), "t" + std::to_string(ids.size()));
+    auto [it, added] = ids.emplace(&x.impl(), "t" + std::to_string(ids.size()));
     if (added) {
       std::string label = x.name().empty() ? "" : x.name() + "\n";
       label += shape_str(x.shape());
