@@ -368,15 +368,20 @@ std::string Report::result_line() const {
 }
 
 namespace {
-std::string pad(const std::string& s, std::size_t width) {
-  // Width in columns: a CJK character (3 UTF-8 bytes) takes two.
+// Width in columns: a CJK character (3 UTF-8 bytes) takes two, other characters one.
+std::size_t columns(const std::string& s) {
   std::size_t cols = 0;
   for (std::size_t i = 0; i < s.size();) {
     const unsigned char ch = static_cast<unsigned char>(s[i]);
     const std::size_t len = ch < 0x80 ? 1 : ch < 0xE0 ? 2 : ch < 0xF0 ? 3 : 4;
-    cols += len == 3 ? 2 : 1;
+    cols += len == 3 && ch >= 0xE3 ? 2 : 1;
     i += len;
   }
+  return cols;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  const std::size_t cols = columns(s);
   return cols >= width ? s : s + std::string(width - cols, ' ');
 }
 
@@ -404,9 +409,10 @@ std::string Report::to_string() const {
   else
     out << "exercise " << exercise << ": " << rows.size() - failed << " of " << rows.size() << " checks passed\n";
   std::size_t case_width = 0, out_width = 0;
-  for (const CheckRow& r : rows) case_width = std::max(case_width, r.case_name.size()), out_width = std::max(out_width, r.output.size());
-  case_width = std::min<std::size_t>(case_width, 44);
-  out_width = std::min<std::size_t>(out_width, 12);
+  for (const CheckRow& r : rows)
+    case_width = std::max(case_width, columns(r.case_name)), out_width = std::max(out_width, columns(r.output));
+  case_width = std::min<std::size_t>(case_width, 56);
+  out_width = std::min<std::size_t>(out_width, 16);
   for (const CheckRow& r : rows)
     out << "  " << (r.passed ? (zh ? "通过  " : "ok    ") : (zh ? "失败  " : "FAIL  ")) << pad(r.case_name, case_width)
         << "  " << pad(r.output, out_width) << "  " << r.detail << "\n";
