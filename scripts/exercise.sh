@@ -130,7 +130,7 @@ check() {
       echo "every case passes: nothing for gdb to stop on"
       exit 0
     fi
-    for f in $(functions_of "$exercise"); do breaks+=(-ex "break $f"); done
+    for f in $(functions_of "$exercise"); do breaks+=(-ex "break -qualified $f"); done
     echo "gdb: case $case_index in this process; it stops in your function (continue: the next one)" >&2
     local batch=()
     [[ "${TAPEGRAD_EXERCISE_GDB_BATCH:-}" == 1 ]] && batch=(-batch -ex bt)
