@@ -1,6 +1,7 @@
 // backward(): walk the tape in reverse, calling each entry's backward.
 #include "tapegrad/autograd/tape.hpp"
 
+#include "tapegrad/autograd/backward_watcher.hpp"
 #include "tapegrad/debug/anomaly.hpp"
 
 #include <optional>
@@ -11,6 +12,8 @@
 namespace tapegrad {
 
 namespace {
+
+thread_local BackwardWatcher backward_watcher;  // set_backward_watcher; in this .cpp, not a header
 
 void check_not_modified(const TapeEntry& e, std::size_t index) {
   for (std::size_t k = 0; k < e.inputs.size(); ++k) {
@@ -133,6 +136,7 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
       const Array* grad_output = dl_droot.grad_output(e, i);
       if (!grad_output) continue;
       call_backward(e, *grad_output, i);
+      if (backward_watcher) backward_watcher(e, static_cast<std::size_t>(i));
       free_what_was_used(e, i == root_index, retain_graph);
     }
   } catch (...) {
@@ -146,6 +150,11 @@ void run_backward(const Tensor& root, const Array& seed, bool retain_graph) {
 }
 
 }  // namespace
+
+BackwardWatcher set_backward_watcher(BackwardWatcher watcher) {
+  std::swap(watcher, backward_watcher);
+  return watcher;
+}
 
 void Tensor::backward(bool retain_graph) const {
   if (!defined()) throw AutogradError("backward: the tensor is undefined (default-constructed)");
