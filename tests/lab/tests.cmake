@@ -3,10 +3,10 @@
 target_link_libraries(tapegrad_tests PRIVATE tapegrad::lab)
 
 # Tests of the tapegrad-depth program on tiny sweeps: determinism across --jobs, sharding + merge,
-# --resume (simulated, after a real SIGINT, and with damaged run files), bad arguments (exit status 2,
+# --resume (simulated, after a real SIGINT, and with damaged run files), the same sweep run twice, bad arguments (exit status 2,
 # the message, nothing touched), --dump, and the plots (what their scripts say, and that gnuplot draws every
 # point strictly inside its panel).
-foreach(case determinism shard_merge resume damaged interrupt bad_args dump plots)
+foreach(case determinism shard_merge resume damaged interrupt rerun bad_args dump plots)
   add_test(NAME lab.cli.${case}
     COMMAND ${CMAKE_CURRENT_LIST_DIR}/lab_cli_test.sh $<TARGET_FILE:tapegrad-depth>
             ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/${case} ${case})
