@@ -8,6 +8,7 @@
 #include <xtensor/xshape.hpp>
 
 #include "engine_access.hpp"
+#include "tapegrad/autograd/backward_watcher.hpp"
 #include "tapegrad/autograd/hooks.hpp"
 
 namespace tapegrad {
@@ -15,6 +16,8 @@ namespace tapegrad {
 namespace {
 
 TensorImpl& impl(const Tensor& t) { return EngineAccess::impl(t); }
+
+thread_local BackwardWatcher backward_watcher;  // set_backward_watcher; in this .cpp, not a header
 
 class RootGradient;  // dL/d(root), where the walk starts (defined below)
 const Array* grad_output_of(const TapeEntry& e, long index, const RootGradient& dl_droot);
@@ -30,6 +33,7 @@ void run_backward(const Tensor& root, const RootGradient& dl_droot, bool retain_
     const Array* grad_output = grad_output_of(e, i, dl_droot);
     if (!grad_output) continue;  // e is not on a path to the root
     call_backward(e, *grad_output, i);
+    if (backward_watcher) backward_watcher(e, static_cast<std::size_t>(i));  // backward_steps' frames
     free_what_was_used(e, i == root_index, retain_graph);
   }
 }
@@ -167,6 +171,11 @@ void backward_pass(const Tensor& root, const Array& seed, bool retain_graph) {
 }
 
 }  // namespace
+
+BackwardWatcher set_backward_watcher(BackwardWatcher watcher) {
+  std::swap(watcher, backward_watcher);
+  return watcher;
+}
 
 void Tensor::backward(bool retain_graph) const {
   if (!defined()) throw AutogradError("backward: the tensor is undefined (default-constructed)");

@@ -38,3 +38,9 @@ if(TAPEGRAD_PYTHON3)
     LABELS "lab;cli;fuzz"
     TIMEOUT 300)
 endif()
+
+# index.html beside a sweep's results, and `tapegrad-depth report DIR` (html_report_test.sh says what it checks).
+add_test(NAME lab.cli.html_report
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/html_report_test.sh $<TARGET_FILE:tapegrad-depth> ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/html_report)
+set_tests_properties(lab.cli.html_report PROPERTIES PASS_REGULAR_EXPRESSION "PASS: html_report" FAIL_REGULAR_EXPRESSION "FAIL:"
+  ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;cli" TIMEOUT 300)
