@@ -47,7 +47,7 @@ pthread_t main_thread;
 // return address. It is entered by `ret`, not `call`, so it realigns the stack first.
 extern "C" [[noreturn]] __attribute__((visibility("hidden"))) void tapegrad_xcpp_leave_cell() {
   tapegrad_xcpp::running_cell_code = 0;
-  siglongjmp(tapegrad_xcpp::interrupt_jump, 1);
+  siglongjmp(tapegrad_xcpp::interrupt_jump, SIGINT);
 }
 #if defined(__x86_64__)
 extern "C" void tapegrad_xcpp_leave_cell_landing();
@@ -118,7 +118,7 @@ void on_sigint(int, siginfo_t* info, void* context) {
   const auto pc = static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
   if (in_cell_code(pc)) {
     running_cell_code = 0;
-    siglongjmp(interrupt_jump, 1);
+    siglongjmp(interrupt_jump, SIGINT);
   }
   if (worth_walking_stack_from(pc))
     if (void** slot = return_slot_into_cell()) {
@@ -133,7 +133,7 @@ void on_sigint(int, siginfo_t* info, void* context) {
 #else
   (void)context;  // no checks on this architecture: jump at once
   running_cell_code = 0;
-  siglongjmp(interrupt_jump, 1);
+  siglongjmp(interrupt_jump, SIGINT);
 #endif
 }
 
@@ -156,6 +156,19 @@ void set_sigint_blocked(bool blocked) {
   pthread_sigmask(blocked ? SIG_BLOCK : SIG_UNBLOCK, &set, nullptr);
 }
 
+// A crash in the cell's code (a null pointer, an index far out of range, endless recursion,
+// a failed assert): the cell ends with an error, by the same jump, and the kernel lives on.
+// (What the cell was doing is left half done, and a crash inside a library may have left it
+// inconsistent, but the learner's earlier work is still there.) Not in the cell's code or not
+// on the main thread: the default action, as before.
+void on_crash(int sig, siginfo_t*, void*) {
+  if (running_cell_code && pthread_equal(pthread_self(), main_thread)) {
+    running_cell_code = 0;
+    siglongjmp(interrupt_jump, sig);
+  }
+  signal(sig, SIG_DFL);  // the fault happens again on return, and ends the process
+}
+
 }  // namespace
 
 void install_interrupt_handler() {
@@ -168,6 +181,18 @@ void install_interrupt_handler() {
   action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
+
+  // Crashes: on a stack of their own, so that endless recursion can be reported too.
+  static char crash_stack[1 << 16];
+  stack_t stack{};
+  stack.ss_sp = crash_stack;
+  stack.ss_size = sizeof crash_stack;
+  sigaltstack(&stack, nullptr);
+  struct sigaction crash {};
+  crash.sa_sigaction = on_crash;
+  crash.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&crash.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &crash, nullptr);
 }
 
 void discard_pending_interrupts() {
@@ -178,9 +203,9 @@ void discard_pending_interrupts() {
   while (sigtimedwait(&set, nullptr, &now) == SIGINT) {}
 }
 
-bool run_interruptibly(const std::function<void()>& body) {
+int run_interruptibly(const std::function<void()>& body) {
   // sigsetjmp saves the signal mask (SIGINT blocked) for the jump back.
-  if (sigsetjmp(interrupt_jump, 1) != 0) return false;
+  if (const int stopped_by = sigsetjmp(interrupt_jump, 1); stopped_by != 0) return stopped_by;
   cell_number = cell_number + 1;
   landing_armed = 0;
   running_cell_code = 1;
@@ -194,7 +219,7 @@ bool run_interruptibly(const std::function<void()>& body) {
   }
   running_cell_code = 0;
   set_sigint_blocked(true);
-  return true;
+  return 0;
 }
 
 }  // namespace tapegrad_xcpp

@@ -1,6 +1,6 @@
 #pragma once
 // Jupyter's Interrupt (SIGINT) for the cells' code: how a running cell is stopped without
-// leaving a library's locks held. The whole story is at the top of interrupt.cpp.
+// leaving a library's locks held; and a crash in a cell's code, which ends only that cell. The whole story is at the top of interrupt.cpp.
 
 #include <functional>
 
@@ -15,8 +15,10 @@ void install_interrupt_handler();
 // drop it, as Python does, so that it does not stop the cell that comes next.
 void discard_pending_interrupts();
 
-// Runs a cell's code with Interrupt enabled: true if it finished, false if an interrupt
-// ended it. An exception thrown by body passes through (with SIGINT blocked again).
-bool run_interruptibly(const std::function<void()>& body);
+// Runs a cell's code with Interrupt enabled: 0 if it finished, SIGINT if an interrupt ended
+// it, or the signal of a crash in it (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: the cell ends
+// with an error and the kernel lives on). An exception thrown by body passes through (with
+// SIGINT blocked again).
+int run_interruptibly(const std::function<void()>& body);
 
 }  // namespace tapegrad_xcpp
