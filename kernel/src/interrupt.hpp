@@ -1,6 +1,7 @@
 #pragma once
 // Jupyter's Interrupt (SIGINT) for the cells' code: how a running cell is stopped without
-// leaving a library's locks held; and a crash in a cell's code, which ends only that cell. The whole story is at the top of interrupt.cpp.
+// leaving a library's locks held; and a crash in a cell's code, which ends only that cell.
+// The whole story is at the top of interrupt.cpp.
 
 #include <functional>
 
