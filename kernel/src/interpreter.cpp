@@ -1,25 +1,17 @@
 #include "interpreter.hpp"
 
 #include <cxxabi.h>
-#include <dlfcn.h>
-#include <link.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <ucontext.h>
-#include <unwind.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <csetjmp>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include <clang/Basic/FileManager.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -28,158 +20,16 @@
 #include <clang/Lex/HeaderSearch.h>
 #include <clang/Lex/Preprocessor.h>
 #include <llvm/Support/Error.h>
-#include <llvm/Support/TargetSelect.h>
+
+#include "cell_wrap.hpp"
+#include "check_pass.hpp"
+#include "help.hpp"
+#include "interrupt.hpp"
+#include "magics.hpp"
 
 namespace tapegrad_xcpp {
 
-// ---- Interrupt -------------------------------------------------------------------
-// Jupyter interrupts a kernel with SIGINT (kernel.json: "interrupt_mode": "signal").
-// SIGINT is blocked in every thread except the main one while it runs a cell's code, and
-// the cell is ended by a jump back into CppInterpreter::run (siglongjmp). The jump must
-// leave from the cell's own JIT-compiled code: jumping out of a library (libc's malloc or
-// printf, OpenBLAS, clang's JIT while it links the cell) would leave its locks held and
-// hang the next cell. So the handler
-//   - jumps at once when the signal caught the cell's code;
-//   - when it caught a library that the cell's code called, rewrites that call's return
-//     address so that the call returns into leave_cell_landing, which jumps: the cell
-//     stops the moment the library is done;
-//   - otherwise (libc, or no return into the cell's code found on the stack) asks a retry
-//     thread to send SIGINT again in 1 ms.
-// An interrupt that comes while clang compiles the cell stops it as soon as it starts.
 namespace {
-sigjmp_buf interrupt_jump;
-volatile std::sig_atomic_t running_cell_code = 0;
-volatile std::sig_atomic_t cell_number = 0;      // counts the cells run, for the retry thread
-volatile std::sig_atomic_t retry_for_cell = -1;  // the cell the retry thread keeps interrupting
-volatile std::sig_atomic_t landing_armed = 0;    // a return address points at leave_cell_landing
-constexpr int kRetryMilliseconds = 1;
-sem_t retry_wanted;
-pthread_t main_thread;
-}  // namespace
-}  // namespace tapegrad_xcpp
-
-// Where a library call that the cell made returns to once the interrupt has rewritten its
-// return address. It is entered by `ret`, not `call`, so it realigns the stack first.
-extern "C" [[noreturn]] __attribute__((visibility("hidden"))) void tapegrad_xcpp_leave_cell() {
-  tapegrad_xcpp::running_cell_code = 0;
-  siglongjmp(tapegrad_xcpp::interrupt_jump, 1);
-}
-#if defined(__x86_64__)
-extern "C" void tapegrad_xcpp_leave_cell_landing();
-asm(".text\n"
-    ".type tapegrad_xcpp_leave_cell_landing, @function\n"
-    "tapegrad_xcpp_leave_cell_landing:\n"
-    "  andq $-16, %rsp\n"
-    "  call tapegrad_xcpp_leave_cell\n"
-    "  ud2\n");
-#endif
-
-namespace tapegrad_xcpp {
-namespace {
-
-// JIT-compiled code lives in memory that no loaded library or program file covers.
-// (_dl_find_object is lock-free and cheap, unlike dladdr, which scans symbol tables.)
-bool in_cell_code(std::uintptr_t address) {
-  dl_find_object found;
-  return _dl_find_object(reinterpret_cast<void*>(address), &found) != 0;
-}
-
-#if defined(__x86_64__)
-// Walks the stack from the handler up to the first frame in the cell's code; returns the
-// slot holding its return address from the call it is in (checked), or null.
-void** return_slot_into_cell() {
-  void** slot = nullptr;
-  _Unwind_Backtrace(
-      [](_Unwind_Context* context, void* found) -> _Unwind_Reason_Code {
-        const std::uintptr_t ip = _Unwind_GetIP(context);
-        if (ip == 0 || !in_cell_code(ip)) return _URC_NO_REASON;
-        // Here (libgcc, x86-64) the context's CFA is that of the frame it was unwound from,
-        // the callee, whose return address a call pushed just below it.
-        auto** candidate = reinterpret_cast<void**>(_Unwind_GetCFA(context) - sizeof(void*));
-        if (*candidate == reinterpret_cast<void*>(ip)) *static_cast<void***>(found) = candidate;
-        return _URC_END_OF_STACK;
-      },
-      &slot);
-  return slot;
-}
-
-// Whether to look for the cell's frame below the interrupted library. Not from libc or the
-// unwinder (they may hold locks, malloc's or the unwinder's own, that the walk would take
-// again), nor from clang/LLVM (they run before the cell's code: compiling, linking).
-bool worth_walking_stack_from(std::uintptr_t pc) {
-  dl_find_object found;
-  if (_dl_find_object(reinterpret_cast<void*>(pc), &found) != 0) return false;
-  const char* name = found.dlfo_link_map != nullptr ? found.dlfo_link_map->l_name : nullptr;
-  if (name == nullptr) return true;
-  for (const char* skip : {"/libc.so", "/libgcc_s", "/libLLVM", "/libclang"})
-    if (std::strstr(name, skip) != nullptr) return false;
-  return true;
-}
-#endif
-
-// A SIGINT the retry thread sent for an earlier cell (it can arrive after that cell ended).
-bool stale_retry(const siginfo_t* info) {
-  return info->si_code == SI_QUEUE && info->si_pid == getpid() && info->si_value.sival_int != cell_number;
-}
-
-void on_sigint(int, siginfo_t* info, void* context) {
-  if (!pthread_equal(pthread_self(), main_thread)) {  // e.g. a thread the cell started
-    pthread_kill(main_thread, SIGINT);
-    return;
-  }
-  if (stale_retry(info) || !running_cell_code) return;  // (the cell has just ended)
-#if defined(__x86_64__)
-  if (landing_armed) return;
-  const auto pc = static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
-  if (in_cell_code(pc)) {
-    running_cell_code = 0;
-    siglongjmp(interrupt_jump, 1);
-  }
-  if (worth_walking_stack_from(pc))
-    if (void** slot = return_slot_into_cell()) {
-      *slot = reinterpret_cast<void*>(&tapegrad_xcpp_leave_cell_landing);
-      landing_armed = 1;
-      return;
-    }
-  if (retry_for_cell != cell_number) {
-    retry_for_cell = cell_number;
-    sem_post(&retry_wanted);  // async-signal-safe
-  }
-#else
-  (void)context;  // no checks on this architecture: jump at once
-  running_cell_code = 0;
-  siglongjmp(interrupt_jump, 1);
-#endif
-}
-
-void retry_interrupts() {
-  for (;;) {
-    while (sem_wait(&retry_wanted) != 0) {}
-    const std::sig_atomic_t cell = retry_for_cell;
-    while (running_cell_code && cell_number == cell && !landing_armed) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMilliseconds));
-      if (running_cell_code && cell_number == cell && !landing_armed)
-        pthread_sigqueue(main_thread, SIGINT, sigval{cell});
-    }
-  }
-}
-
-void set_sigint_blocked(bool blocked) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(blocked ? SIG_BLOCK : SIG_UNBLOCK, &set, nullptr);
-}
-
-// An interrupt that came while the kernel waited for a cell (SIGINT blocked) is pending:
-// drop it, as Python does, so that it does not stop the cell that comes next.
-void discard_pending_interrupts() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  const timespec now{0, 0};
-  while (sigtimedwait(&set, nullptr, &now) == SIGINT) {}
-}
 
 CppInterpreter* the_kernel = nullptr;
 
@@ -201,6 +51,20 @@ std::vector<std::string> lines_of(const std::string& text) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
+}
+
+// Diagnostics show the cell's lines as clang compiled them: take the kernel's wrappers out
+// again (the caret lines then point a little to the right of the spot; the message is exact).
+std::string without_wrappers(std::string text) {
+  static const std::regex wrappers[] = {
+      std::regex(R"(inline namespace __tgx_\d+_\d+ \{ )"),
+      std::regex(R"(void __tgx_\d+_\d+\(\) \{ \(\()"),
+      std::regex(R"(\), xcpp::detail::result_sink\{\}\); \} int __tgx_\d+_\d+_run = \(__tgx_\d+_\d+\(\), 0\);)"),
+      std::regex(R"(void __tgx_\d+_\d+\(\) \{ )"),
+      std::regex(R"( ;\} int __tgx_\d+_\d+_run = \(__tgx_\d+_\d+\(\), 0\);)"),
+      std::regex(R"(__tgx_\d+_\d+::)")};
+  for (const std::regex& w : wrappers) text = std::regex_replace(text, w, "");
+  return text;
 }
 
 // "input_line_7:2:3: error: no member named ..." -> "no member named ..."
@@ -240,133 +104,139 @@ std::string find_library(const std::string& name, const std::vector<std::string>
 // ---- Start -----------------------------------------------------------------------
 
 CppInterpreter::CppInterpreter(const KernelOptions& options) {
-  main_thread = pthread_self();
-  set_sigint_blocked(true);  // threads started from now on (xeus's, the reader) never take SIGINT
-  sem_init(&retry_wanted, 0, 0);
-  std::thread(retry_interrupts).detach();  // lives as long as the kernel (which ends with _Exit)
-  struct sigaction action {};
-  action.sa_sigaction = on_sigint;
-  action.sa_flags = SA_SIGINFO;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::InitializeNativeTargetAsmParser();
-
-  // -resource-dir explicitly: otherwise clang derives it from this program's path, wrongly.
-  std::vector<std::string> args = {"-resource-dir", options.resource_dir, "-std=c++17", "-fno-color-diagnostics"};
-  for (const std::string& dir : options.include_dirs) args.push_back("-I" + dir);
-  for (const std::string& arg : options.compiler_args) args.push_back(arg);
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-
-  clang::IncrementalCompilerBuilder builder;
-  builder.SetCompilerArgs(argv);
-  auto ci = builder.CreateCpp();
-  if (!ci) throw std::runtime_error("cannot set up clang: " + llvm::toString(ci.takeError()));
-  auto interpreter = clang::Interpreter::create(std::move(*ci));
-  if (!interpreter) throw std::runtime_error("cannot start clang's interpreter: " + llvm::toString(interpreter.takeError()));
-  clang_ = std::move(*interpreter);
-
+  install_interrupt_handler();
   capture_ = std::make_unique<OutputCapture>(
       [this](const std::string& stream, const std::string& text) { publish_stream(stream, text); });
-
-  // JIT'd code reaches the kernel through this pointer (xcpp/xdisplay.hpp declares it).
-  std::ostringstream preamble;
-  preamble << "void (*tapegrad_xcpp_publish)(const char*, const char*) = "
-           << "reinterpret_cast<void (*)(const char*, const char*)>(0x" << std::hex
-           << reinterpret_cast<std::uintptr_t>(&publish_trampoline) << "ULL);";
-  if (llvm::Error err = clang_->ParseAndExecute(preamble.str()))
-    throw std::runtime_error("the kernel's preamble failed: " + llvm::toString(std::move(err)));
-  the_kernel = this;
+  // clang (and the precompiled header) start in the background, so that the kernel answers
+  // Jupyter at once; the first request that needs clang waits for it (clang()).
+  starter_ = std::thread([this, options] { started_ = start_clang(options); });
   for (const char* k : cxx_keywords) names_.insert(k);
 }
 
-CppInterpreter::~CppInterpreter() { the_kernel = nullptr; }
+CppInterpreter::~CppInterpreter() {
+  if (starter_.joinable()) starter_.join();
+  the_kernel = nullptr;
+}
+
+KernelClang* CppInterpreter::clang() {
+  if (starter_.joinable()) {
+    starter_.join();
+    if (started_.clang) {
+      // JIT'd code reaches the kernel through this pointer (xcpp/xdisplay.hpp declares it).
+      std::ostringstream preamble;
+      preamble << "void (*tapegrad_xcpp_publish)(const char*, const char*) = "
+               << "reinterpret_cast<void (*)(const char*, const char*)>(0x" << std::hex
+               << reinterpret_cast<std::uintptr_t>(&publish_trampoline) << "ULL);";
+      if (llvm::Error err = started_.clang->ParseAndExecute(preamble.str())) {
+        started_.error = "the kernel's preamble failed: " + llvm::toString(std::move(err));
+        started_.clang.reset();
+      }
+      the_kernel = this;
+    }
+  }
+  return started_.clang.get();
+}
 
 // ---- Running code ----------------------------------------------------------------
 
-RunOutcome CppInterpreter::run(const std::string& code) {
+RunOutcome CppInterpreter::run(const std::vector<std::string>& pieces, Step step) {
   RunOutcome outcome;
-  // Compile. Diagnostics go to llvm::errs() (fd 2): keep them for the error reply.
+  auto compile_error = [&](const std::string& diagnostics, const std::string& ename) {
+    outcome.status = RunOutcome::compile_error;
+    outcome.ename = ename;
+    const std::string shown = without_wrappers(diagnostics);
+    outcome.evalue = first_error(shown);
+    outcome.traceback = lines_of(shown);
+    return outcome;
+  };
+  // The check pass (check_pass.hpp): a cell that does not compile never reaches the real state.
+  const CheckResult check = check_compiles(*clang(), pieces);
+  if (check.clang_crashed_with != 0)
+    return compile_error(check.diagnostics + "\nclang crashed (signal " + std::to_string(check.clang_crashed_with) +
+                             ") while compiling this cell, in the kernel's check pass: nothing of it was kept, "
+                             "and the kernel is as it was before the cell",
+                         "CompilerCrash");
+  if (!check.compiles) return compile_error(check.diagnostics, "CompileError");
+
+  for (std::size_t i = 0; i < pieces.size() && outcome.status == RunOutcome::ok; ++i) {
+    run_piece(pieces[i], i == 0 ? step : Step::cell_part, outcome);
+    if (outcome.status == RunOutcome::exception || outcome.status == RunOutcome::interrupted ||
+        outcome.status == RunOutcome::crashed)
+      outcome.traceback = {outcome.ename + ": " + outcome.evalue};
+  }
+  return outcome;
+}
+
+// Compiles one piece for real (it compiled in the check pass), then runs it.
+void CppInterpreter::run_piece(const std::string& code, Step step, RunOutcome& outcome) {
+  // Diagnostics go to llvm::errs() (fd 2): keep them for the error reply.
   capture_->set_keep(true);
-  auto ptu = clang_->Parse(code);
+  auto ptu = clang()->Parse(code);
   const std::string diagnostics = capture_->take(2);
   capture_->set_keep(false);
-  if (!ptu) {
+  if (!ptu) {  // (it compiled in the check pass, so this should not happen)
     llvm::consumeError(ptu.takeError());
     outcome.status = RunOutcome::compile_error;
     outcome.ename = "CompileError";
-    outcome.evalue = first_error(diagnostics);
-    outcome.traceback = lines_of(diagnostics);
-    return outcome;
+    const std::string shown = without_wrappers(diagnostics);
+    outcome.evalue = first_error(shown);
+    outcome.traceback = lines_of(shown);
+    return;
   }
-  if (!diagnostics.empty()) capture_->flush_then([&] { publish_stream("stderr", diagnostics); });  // warnings
+  history_.push_back({step, started_.hider->take_changes()});
+  if (!diagnostics.empty())  // warnings
+    capture_->flush_then([&] { publish_stream("stderr", without_wrappers(diagnostics)); });
 
-  // Execute, interruptibly. sigsetjmp saves the signal mask (SIGINT blocked) for the jump back.
-  if (sigsetjmp(interrupt_jump, 1) == 0) {
-    cell_number = cell_number + 1;
-    landing_armed = 0;
-    running_cell_code = 1;
-    set_sigint_blocked(false);
-    try {
-      llvm::Error err = clang_->Execute(*ptu);
-      running_cell_code = 0;
-      set_sigint_blocked(true);
-      if (err) {
+  // Execute, interruptibly (interrupt.cpp).
+  try {
+    const int stopped_by = run_interruptibly([&] {
+      if (llvm::Error err = clang()->Execute(*ptu)) {
         outcome.status = RunOutcome::compile_error;
         outcome.ename = "JITError";
         outcome.evalue = llvm::toString(std::move(err));
         outcome.traceback = lines_of(outcome.evalue);
       }
-    } catch (const std::exception& e) {
-      running_cell_code = 0;
-      set_sigint_blocked(true);
-      outcome.status = RunOutcome::exception;
-      outcome.ename = demangle(abi::__cxa_current_exception_type()->name());
-      outcome.evalue = e.what();
-    } catch (...) {
-      running_cell_code = 0;
-      set_sigint_blocked(true);
-      outcome.status = RunOutcome::exception;
-      const std::type_info* type = abi::__cxa_current_exception_type();
-      outcome.ename = type != nullptr ? demangle(type->name()) : "unknown exception";
-      outcome.evalue = "(not a std::exception)";
-    }
-  } else {
+    });
+    stopped(stopped_by, outcome);
+  } catch (const std::exception& e) {
+    outcome.status = RunOutcome::exception;
+    outcome.ename = demangle(abi::__cxa_current_exception_type()->name());
+    outcome.evalue = e.what();
+  } catch (...) {
+    outcome.status = RunOutcome::exception;
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    outcome.ename = type != nullptr ? demangle(type->name()) : "unknown exception";
+    outcome.evalue = "(not a std::exception)";
+  }
+  if (outcome.ename == "JITError") {
+    // It compiled but could not be linked (e.g. a function whose library is not loaded): none of
+    // its code can run, so its names go and the definitions it replaced come back.
+    RedefinitionHider::revert(history_.back().changes);
+    history_.pop_back();
+  }
+}
+
+// What run_interruptibly's answer means for the cell.
+void CppInterpreter::stopped(int stopped_by, RunOutcome& outcome) {
+  if (stopped_by == 0) return;
+  if (stopped_by == SIGINT) {
     outcome.status = RunOutcome::interrupted;
     outcome.ename = "Interrupted";
     outcome.evalue = "the cell was interrupted";
+    return;
   }
-  if (outcome.status == RunOutcome::exception)
-    outcome.traceback = {outcome.ename + ": " + outcome.evalue};
-  else if (outcome.status == RunOutcome::interrupted)
-    outcome.traceback = {outcome.evalue};
-  return outcome;
-}
-
-bool CppInterpreter::run_quietly(const std::string& code) {
-  capture_->set_discard(true);
-  auto ptu = clang_->Parse(code);
-  bool ok = static_cast<bool>(ptu);
-  if (!ok) llvm::consumeError(ptu.takeError());
-  else if (llvm::Error err = clang_->Execute(*ptu)) {
-    llvm::consumeError(std::move(err));
-    ok = false;
-  }
-  capture_->flush_then([] {});
-  capture_->set_discard(false);
-  return ok;
-}
-
-// clang 22: after a failed input that had already generated code, the next one or two
-// inputs can fail with "JIT session error: Symbols not found ... __orc_init_func...".
-// Feeding trivial throwaway inputs until one succeeds clears that, so the learner's
-// next cell works.
-void CppInterpreter::recover_after_failure() {
-  for (int attempt = 0; attempt < 5; ++attempt)
-    if (run_quietly("void tapegrad_xcpp_recover_" + std::to_string(++throwaway_count_) + "() {}")) return;
+  outcome.status = RunOutcome::crashed;
+  outcome.ename = stopped_by == SIGSEGV  ? "SegmentationFault"
+                  : stopped_by == SIGBUS ? "BusError"
+                  : stopped_by == SIGFPE ? "FloatingPointException"
+                  : stopped_by == SIGABRT ? "Aborted"
+                                          : "IllegalInstruction";
+  outcome.evalue = std::string("the cell's code crashed (") + strsignal(stopped_by) +
+                   (stopped_by == SIGSEGV ? ": a null or dangling pointer, an index out of range, or endless recursion"
+                    : stopped_by == SIGABRT ? ": an assert failed, or std::terminate ran"
+                                            : "") +
+                   "). The kernel lives on and what earlier cells defined is still there; "
+                   "what this cell was doing is left half done";
 }
 
 RunOutcome CppInterpreter::apply(const ClingPragma& pragma) {
@@ -383,7 +253,7 @@ RunOutcome CppInterpreter::apply(const ClingPragma& pragma) {
   };
   if (pragma.kind == "add_include_path") {
     if (!fs::is_directory(path)) return fail("no such directory " + path);
-    clang::CompilerInstance* ci = clang_->getCompilerInstance();
+    clang::CompilerInstance* ci = clang()->getCompilerInstance();
     clang::HeaderSearch& search = ci->getPreprocessor().getHeaderSearchInfo();
     auto dir = ci->getFileManager().getOptionalDirectoryRef(path);
     if (!dir) return fail("cannot open directory " + path);
@@ -394,10 +264,108 @@ RunOutcome CppInterpreter::apply(const ClingPragma& pragma) {
   } else if (pragma.kind == "load") {
     const std::string library = find_library(pragma.argument, library_dirs_);
     if (library.empty()) return fail("library not found in the library paths (is it built?)");
-    if (llvm::Error err = clang_->LoadDynamicLibrary(library.c_str())) return fail(llvm::toString(std::move(err)));
+    if (llvm::Error err = clang()->LoadDynamicLibrary(library.c_str())) return fail(llvm::toString(std::move(err)));
   } else {
     return fail("unknown pragma; expected add_include_path, add_library_path or load");
   }
+  return outcome;
+}
+
+
+// ---- Magics (magics.hpp) -----------------------------------------------------------
+
+RunOutcome CppInterpreter::run_magic(const Magic& magic) {
+  RunOutcome outcome;
+  auto fail = [&](const std::string& ename, const std::string& message) {
+    outcome.status = RunOutcome::compile_error;
+    outcome.ename = ename;
+    outcome.evalue = message;
+    outcome.traceback = {message};
+    return outcome;
+  };
+  auto say = [&](const std::string& text) { capture_->flush_then([&] { publish_stream("stdout", text); }); };
+  if (!magic.error.empty()) return fail(magic.kind == Magic::unknown ? "UnknownMagic" : "MagicError", magic.error);
+  if (magic.kind == Magic::file) {
+    namespace fs = std::filesystem;
+    const bool existed = fs::exists(magic.argument);
+    std::ofstream out(magic.argument, magic.append ? std::ios::app : std::ios::trunc);
+    out << magic.rest;
+    if (!out) return fail("MagicError", "%%file: cannot write " + magic.argument);
+    say((magic.append ? "Appending to " : existed ? "Overwriting " : "Writing ") + magic.argument + "\n");
+    return outcome;
+  }
+  if (magic.kind == Magic::help) {
+    const std::string text = describe(*clang(), magic.argument);
+    if (text.empty()) return fail("NameError", "no declaration of " + magic.argument + " is known (is its header included?)");
+    say(without_wrappers(text));
+    return outcome;
+  }
+  if (magic.kind == Magic::undo) {
+    // Undo the last cell that compiled: its names leave lookup and the ones it replaced come
+    // back. Its code stays loaded (clang's own Undo would unload code that later inputs may
+    // need, such as a template instantiated first there), and what it did is not undone.
+    while (!history_.empty() && history_.back().step != Step::cell) {
+      RedefinitionHider::revert(history_.back().changes);
+      history_.pop_back();
+    }
+    if (history_.empty()) return fail("MagicError", "%undo: no cell to undo");
+    RedefinitionHider::revert(history_.back().changes);
+    const std::size_t names = history_.back().changes.introduced.size();
+    history_.pop_back();
+    say("undid the last cell (" + std::to_string(names) + " name" + (names == 1 ? "" : "s") + " removed)\n");
+    return outcome;
+  }
+  // %timeit / %%timeit, as xeus-cling does them: the statement in a loop in a function the
+  // kernel compiles once, then called N times per run, R runs.
+  const std::string function = std::string(kKernelNamePrefix) + "timeit_" + std::to_string(++serial_);
+  outcome = run({"#include <chrono>\nextern \"C\" double " + function + "(unsigned long tgx_loops) {\n"
+                "  const auto tgx_start = std::chrono::steady_clock::now();\n"
+                "  for (unsigned long tgx_loop = 0; tgx_loop < tgx_loops; ++tgx_loop) {\n" + magic.argument + "\n;}\n"
+                "  return std::chrono::duration<double>(std::chrono::steady_clock::now() - tgx_start).count();\n}"},
+                Step::helper);
+  if (outcome.status != RunOutcome::ok) return outcome;
+  auto address = clang()->getSymbolAddress(function);
+  if (!address) return fail("JITError", llvm::toString(address.takeError()));
+  auto* timed = address->toPtr<double (*)(unsigned long)>();
+  long number = magic.number;
+  std::vector<double> runs;
+  try {
+    const int stopped_by = run_interruptibly([&] {
+      if (number == 0)  // as xeus-cling: 1, 10, 100, ... loops until a run takes 0.2 s
+        for (number = 1;; number *= 10)
+          if (timed(static_cast<unsigned long>(number)) >= 0.2 || number >= 1000000000L) break;
+      for (int r = 0; r < magic.repeat; ++r) runs.push_back(timed(static_cast<unsigned long>(number)));
+    });
+    stopped(stopped_by, outcome);
+  } catch (const std::exception& e) {
+    return fail(demangle(abi::__cxa_current_exception_type()->name()), e.what());
+  }
+  if (outcome.status != RunOutcome::ok) {
+    outcome.traceback = {outcome.ename + ": " + outcome.evalue};
+    return outcome;
+  }
+  say(timeit_report(runs, number));
+  return outcome;
+}
+
+RunOutcome CppInterpreter::run_cell(const std::string& code) {
+  RunOutcome outcome;
+  const Cell cell = read_cell(code);
+  for (const ClingPragma& pragma : cell.pragmas) {
+    outcome = apply(pragma);
+    if (outcome.status != RunOutcome::ok) return outcome;
+  }
+  const std::string source = cell.body + cell.trailing_expression;
+  if (source.find_first_not_of(" \t\r\n") == std::string::npos) return outcome;
+  const std::vector<Chunk> chunks = split_top_level(source);
+  if (!chunks.empty() && chunks.back().kind == Chunk::expression && !display_header_loaded_) {
+    outcome = run({"#include <xcpp/xdisplay.hpp>"}, Step::helper);
+    display_header_loaded_ = outcome.status == RunOutcome::ok;
+    if (!display_header_loaded_) return outcome;
+  }
+  outcome = run(wrap_cell(source, ++serial_), Step::cell);
+  if (outcome.status == RunOutcome::ok)
+    for (const std::string& name : identifiers_in(code)) names_.insert(name);
   return outcome;
 }
 
@@ -405,40 +373,35 @@ nl::json CppInterpreter::execute_request_impl(int execution_counter, const std::
                                               bool /*store_history*/, nl::json /*user_expressions*/,
                                               bool /*allow_stdin*/) {
   execution_count_ = execution_counter;
-  discard_pending_interrupts();
   RunOutcome outcome;
   capture_->begin();
-  try {
-    const Cell cell = read_cell(code);
-    for (const ClingPragma& pragma : cell.pragmas) {
-      outcome = apply(pragma);
-      if (outcome.status != RunOutcome::ok) break;
-    }
-    if (outcome.status == RunOutcome::ok && !cell.trailing_expression.empty() && !display_header_loaded_) {
-      outcome = run("#include <xcpp/xdisplay.hpp>");
-      display_header_loaded_ = outcome.status == RunOutcome::ok;
-    }
-    if (outcome.status == RunOutcome::ok) {
-      std::string source = cell.body;
-      // The result is shown by the initialiser of a fresh variable, not by a statement: clang 22
-      // mis-mangles a lambda inside a top-level statement (it reads a TopLevelStmtDecl as a
-      // NamedDecl; llvm-project PR 217041), which crashed the kernel now and then. Same lines as
-      // the cell, so diagnostics point at the right one.
-      if (!cell.trailing_expression.empty())
-        source += "int tapegrad_xcpp_result_" + std::to_string(++throwaway_count_) +
-                  " = xcpp::detail::show_result([]() -> decltype(auto) { return (" + cell.trailing_expression +
-                  "\n); });";
-      if (source.find_first_not_of(" \t\r\n") != std::string::npos) outcome = run(source);
-    }
-    if (outcome.status == RunOutcome::ok)
-      for (const std::string& name : identifiers_in(code)) names_.insert(name);
-  } catch (const std::invalid_argument& e) {
+  if (clang() == nullptr) {
     outcome.status = RunOutcome::compile_error;
-    outcome.ename = "PragmaError";
-    outcome.evalue = e.what();
-    outcome.traceback = {e.what()};
+    outcome.ename = "KernelError";
+    outcome.evalue = started_.error;
+    outcome.traceback = {started_.error};
+  } else {
+    if (!started_.notice.empty()) {  // said once: the precompiled header is not used, and why
+      capture_->flush_then([&] { publish_stream("stderr", started_.notice); });
+      started_.notice.clear();
+    }
+    discard_pending_interrupts();
+    try {
+      const Magic magic = read_magic(code);
+      if (magic.kind == Magic::none) {
+        outcome = run_cell(code);
+      } else {
+        outcome = run_magic(magic);
+        if (outcome.status == RunOutcome::ok && !magic.rest.empty() && magic.kind != Magic::file)
+          outcome = run_cell(magic.rest);
+      }
+    } catch (const std::invalid_argument& e) {
+      outcome.status = RunOutcome::compile_error;
+      outcome.ename = "PragmaError";
+      outcome.evalue = e.what();
+      outcome.traceback = {e.what()};
+    }
   }
-  if (outcome.status != RunOutcome::ok && outcome.ename != "PragmaError") recover_after_failure();
   capture_->end();
 
   if (outcome.status == RunOutcome::ok) return {{"status", "ok"}, {"payload", nl::json::array()},
@@ -478,8 +441,18 @@ nl::json CppInterpreter::complete_request_impl(const std::string& code, int curs
           {"metadata", nl::json::object()}};
 }
 
-nl::json CppInterpreter::inspect_request_impl(const std::string&, int, int) {
-  return {{"status", "ok"}, {"found", false}, {"data", nl::json::object()}, {"metadata", nl::json::object()}};
+nl::json CppInterpreter::inspect_request_impl(const std::string& code, int cursor_pos, int) {
+  // The (qualified) name under the cursor, e.g. tg::layer_norm in `tg::layer_norm(x, {3})`.
+  const std::size_t at = std::min<std::size_t>(static_cast<std::size_t>(std::max(cursor_pos, 0)), code.size());
+  auto part_of_name = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_' || code[i] == ':'; };
+  std::size_t begin = at, end = at;
+  while (begin > 0 && part_of_name(begin - 1)) --begin;
+  while (end < code.size() && part_of_name(end)) ++end;
+  const std::string name = code.substr(begin, end - begin);
+  const std::string text = name.empty() || clang() == nullptr ? "" : without_wrappers(describe(*clang(), name));
+  if (text.empty())
+    return {{"status", "ok"}, {"found", false}, {"data", nl::json::object()}, {"metadata", nl::json::object()}};
+  return {{"status", "ok"}, {"found", true}, {"data", {{"text/plain", text}}}, {"metadata", nl::json::object()}};
 }
 
 nl::json CppInterpreter::is_complete_request_impl(const std::string& code) {

@@ -1,32 +1,32 @@
 #pragma once
 // The kernel's brain: a xeus interpreter (Jupyter's messages) around clang's
 // incremental C++ interpreter (clang::Interpreter, the engine of clang-repl).
+//
+// A cell's way through it: magics (magics.hpp) or the cell itself; #pragma cling lines
+// (cell_text.hpp); the rewrite that wraps statements in functions and declarations in inline
+// namespaces (cell_wrap.hpp); the check pass in a forked copy (check_pass.hpp); the real
+// compile, where a redefinition hides the older one (redefinition.hpp); then the run, which
+// Interrupt or a crash may end (interrupt.hpp).
 
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <xeus/xinterpreter.hpp>
 
 #include "cell_text.hpp"
+#include "clang_start.hpp"
 #include "output_capture.hpp"
-
-namespace clang {
-class Interpreter;
-}
 
 namespace tapegrad_xcpp {
 
-struct KernelOptions {
-  std::string resource_dir;               // clang's own headers (clang-22 -print-resource-dir)
-  std::vector<std::string> include_dirs;  // the kernel's xcpp/ headers, and any -I given
-  std::vector<std::string> compiler_args; // more clang arguments (e.g. -O1)
-};
+struct Magic;
 
 // What running one piece of code gave.
 struct RunOutcome {
-  enum Status { ok, compile_error, exception, interrupted } status = ok;
+  enum Status { ok, compile_error, exception, interrupted, crashed } status = ok;
   std::string ename;
   std::string evalue;
   std::vector<std::string> traceback;
@@ -34,7 +34,7 @@ struct RunOutcome {
 
 class CppInterpreter : public xeus::xinterpreter {
  public:
-  explicit CppInterpreter(const KernelOptions& options);  // throws std::runtime_error
+  explicit CppInterpreter(const KernelOptions& options);
   ~CppInterpreter() override;
 
   // Called (through a function pointer) by xcpp::display in JIT'd code.
@@ -50,18 +50,31 @@ class CppInterpreter : public xeus::xinterpreter {
   nl::json kernel_info_request_impl() override;
   void shutdown_request_impl() override {}
 
-  RunOutcome run(const std::string& code);     // compile, then execute (interruptible)
-  RunOutcome apply(const ClingPragma& pragma);  // #pragma cling ...
-  void recover_after_failure();                 // see the comment in interpreter.cpp
-  bool run_quietly(const std::string& code);    // output discarded; true if it worked
+  // What compiled, in order: a learner's cell, or the kernel's own helper code (%undo skips it).
+  enum class Step { cell, cell_part, helper };
+  struct Compiled {
+    Step step;
+    RedefinitionHider::Changes changes;
+  };
 
-  std::unique_ptr<clang::Interpreter> clang_;
+  KernelClang* clang();                              // waits for the start; null if clang could not start
+  RunOutcome run_cell(const std::string& code);      // pragmas, then the wrapped cell
+  // Check pass, then compile and execute (interruptibly) each piece in turn.
+  RunOutcome run(const std::vector<std::string>& pieces, Step step);
+  void run_piece(const std::string& code, Step step, RunOutcome& outcome);
+  RunOutcome run_magic(const Magic& magic);
+  RunOutcome apply(const ClingPragma& pragma);       // #pragma cling ...
+  static void stopped(int stopped_by, RunOutcome& outcome);
+
+  std::thread starter_;
+  ClangStart started_;
   std::unique_ptr<OutputCapture> capture_;
   std::vector<std::string> library_dirs_;
   std::set<std::string> names_;  // for completion
+  std::vector<Compiled> history_;
   bool display_header_loaded_ = false;
   int execution_count_ = 0;
-  unsigned throwaway_count_ = 0;
+  unsigned serial_ = 0;
 };
 
 }  // namespace tapegrad_xcpp

@@ -2,11 +2,13 @@
 // Debian's xeus 2.4.1 (the Jupyter protocol over ZeroMQ) and clang 22's incremental
 // interpreter. Jupyter starts it as
 //
-//     tapegrad-xcpp -f <connection file> [-I <dir>]... [--resource-dir <dir>] [-- <clang args>]
+//     tapegrad-xcpp -f <connection file> [-I <dir>]... [--pch <file>] [--resource-dir <dir>] [-- <clang args>]
 //
 // -I adds include directories for the cells (the kernelspec passes the kernel's xcpp/
-// headers); --resource-dir is clang's own header directory (default: the one of the
-// clang this kernel was built against).
+// headers); --pch is the precompiled header the build made (clang_start.cpp); --resource-dir
+// is clang's own header directory (default: the one of the clang this kernel was built
+// against). `tapegrad-xcpp --probe-pch <file> [-I <dir>]...` checks a precompiled header
+// (the build runs it once) and exits.
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +31,9 @@ namespace {
 
 int usage(const std::string& problem) {
   std::cerr << "tapegrad-xcpp: " << problem << "\n"
-            << "usage: tapegrad-xcpp -f <connection file> [-I <dir>]... [--resource-dir <dir>] [-- <clang args>]\n"
+            << "usage: tapegrad-xcpp -f <connection file> [-I <dir>]... [--pch <file>] [--resource-dir <dir>] "
+               "[-- <clang args>]\n"
+            << "       tapegrad-xcpp --probe-pch <file> [-I <dir>]...\n"
             << "(Jupyter starts it through its kernelspec, share/jupyter/kernels/xcpp17/kernel.json)\n";
   return 2;
 }
@@ -39,6 +43,7 @@ int usage(const std::string& problem) {
 int main(int argc, char* argv[]) {
   std::string connection_file;
   tapegrad_xcpp::KernelOptions options;
+  bool probe = false;
   options.resource_dir = TAPEGRAD_XCPP_RESOURCE_DIR;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -47,10 +52,13 @@ int main(int argc, char* argv[]) {
     else if (arg == "-I") options.include_dirs.push_back(value());
     else if (arg.rfind("-I", 0) == 0) options.include_dirs.push_back(arg.substr(2));
     else if (arg == "--resource-dir") options.resource_dir = value();
+    else if (arg == "--pch") options.precompiled_header = value();
+    else if (arg == "--probe-pch") options.precompiled_header = value(), probe = true;
     else if (arg == "--") {
       for (++i; i < argc; ++i) options.compiler_args.push_back(argv[i]);
     } else return usage("unknown argument " + arg);
   }
+  if (probe) return tapegrad_xcpp::probe_precompiled_header(options);
   if (connection_file.empty()) return usage("no connection file (-f)");
 
   xeus::xconfiguration config;

@@ -9,7 +9,10 @@ state carried across cells, stream output in order, a result's text and rich dis
 compile error and the cell after it, an escaping exception and the cell after it, an
 interrupted endless loop (in the cell's own code, inside OpenBLAS, inside malloc, while the cell
 still compiles, or idle) and the cell after it, a restart, kernel_info / is_complete /
-completion, and a malformed connection file (a clear message, a non-zero exit status).
+completion, and a malformed connection file (a clear message, a non-zero exit status). Then what
+learners type (issue 24): re-run definitions, typos that must not poison later cells, lambdas in
+statements, results ending in '}', crashes, the magics; "Run All" past error cells (nbclient,
+allow_errors); and a stale or broken precompiled header.
 """
 
 import argparse
@@ -68,6 +71,16 @@ def run(kc, code, timeout=120):
             return reply["content"], outputs
 
 
+def start_kernel():
+    """A kernel from the kernelspecs on JUPYTER_PATH, ready for requests."""
+    km = jupyter_client.KernelManager(kernel_name="xcpp17")
+    km.start_kernel(cwd=tempfile.gettempdir())
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=60)
+    return km, kc
+
+
 def kernel_stacks(km):
     """The kernel's threads' stacks (gdb), printed when a cell hangs, so the failure says where."""
     try:
@@ -81,6 +94,175 @@ def stdout_of(outputs):
     return "".join(c["text"] for t, c in outputs if t == "stream" and c["name"] == "stdout")
 
 
+def learner_checks(kc, km, args):
+    """Issue 24: what learners type. Needs tapegrad loaded (the OpenBLAS checks do that)."""
+    def ok_out(code, want, what, timeout=120):
+        reply, out = run(kc, code, timeout=timeout)
+        check(reply["status"] == "ok" and want in stdout_of(out),
+              "%s (got %s %s %r)" % (what, reply["status"], reply.get("evalue", "")[:200], stdout_of(out)[:200]))
+        return reply, out
+
+    def error(code, ename, what):
+        reply, out = run(kc, code)
+        check(reply["status"] == "error" and reply.get("ename") == ename,
+              "%s: error %s (got %s %s: %s)" % (what, ename, reply["status"], reply.get("ename"), reply.get("evalue", "")[:200]))
+        return reply
+
+    run(kc, "#include <algorithm>\n#include <stdexcept>\n#include <vector>\nnamespace tg = tapegrad;")
+    # Re-running cells that define things: the newer definition wins, later cells see it.
+    for first, again, probe, want, what in (
+            ("double sq(double v) { return v * v; }", "double sq(double v) { return v * v * 10; }",
+             "std::cout << sq(3.0) << std::endl;", "90\n", "a function definition"),
+            ('tg::Tensor xr = tg::tensor({1.0, 2.0}, true, "x");', 'tg::Tensor xr = tg::tensor({1.0, 2.0, 3.0}, true, "x");',
+             "std::cout << xr.value().size() << std::endl;", "3\n", "a variable definition"),
+            ("struct Pt { int x; };", "struct Pt { int x; int y = 5; };", "std::cout << Pt{1}.y << std::endl;", "5\n",
+             "a struct definition"),
+            ("template <class T> T twice(T v) { return v + v; }", "template <class T> T twice(T v) { return v + v + v; }",
+             "std::cout << twice(2) << std::endl;", "6\n", "a template definition"),
+            ("double area(double r) { return 3 * r * r; }", "int area(int w, int h) { return w * h; }",
+             'std::cout << area(1.0) << " " << area(2, 3) << std::endl;', "3 6\n",
+             "an overload in a later cell (both stay)")):
+        run(kc, first)
+        reply, _ = run(kc, again)
+        check(reply["status"] == "ok", "re-running %s works (got %s)" % (what, reply.get("evalue")))
+        ok_out(probe, want, "after re-running %s, later cells see the new one" % what)
+
+    # A failed cell removes nothing and poisons nothing (issue 24's three cells, and std::vector<long>).
+    error('double sq(double v) { return v; } int bad_typo = "x";', "CompileError", "a typo after a redefinition")
+    ok_out("std::cout << sq(3.0) << std::endl;", "90\n", "a failed cell does not remove or replace earlier definitions")
+    error('tg::Tensor t1 = tg::tensor({1.0, 2.0}, true, "t"); int bad = "x";', "CompileError",
+          "a typo in the cell that first uses an instantiation")
+    ok_out('tg::Tensor t2 = tg::tensor({1.0, 2.0}, true, "t"); std::cout << t2.value();', "{ 1.,  2.}",
+           "the next cell that needs the same instantiations runs (was: JIT session error)")
+    ok_out("std::cout << tg::layer_norm(tg::tensor({3.0, 4.0, 5.0}), {3}).value();", "-1.224",
+           "and so does layer_norm (was: JIT session error)")
+    error('std::vector<long> vl; vl.push_back(3); int bad = "y";', "CompileError", "a typo where std::vector<long> is first used")
+    ok_out("std::vector<long> vl2; vl2.push_back(3); std::cout << vl2.size() << std::endl;", "1\n",
+           "std::vector<long> works after it")
+    error("std::cout << undefined_here;", "CompileError", "a plain undeclared name")
+
+    # Lambdas anywhere: the README's gradcheck as one statement (it killed the kernel before).
+    for attempt in range(3):
+        ok_out("std::cout << tg::gradcheck([](auto& in) { return tg::sum(in[0] * in[0]); }, {xr}).report << std::endl;",
+               "gradcheck passed", "a generic lambda inside a statement (try %d)" % (attempt + 1))
+    ok_out("std::vector<int> order = {3, 1, 2};\nstd::sort(order.begin(), order.end(), [](int a, int b) { return a > b; });\n"
+           "std::cout << order[0] << order[2] << std::endl;", "31\n", "a lambda in a statement after a declaration")
+    # The last expression is the result, also when it ends in '}'.
+    for code, want in (("std::vector<int>{1, 2, 3}.size()", "3"), ("[] { return 7; }()", "7"), ("Pt{4}.y", "5"),
+                       ("std::vector<double>{1.5, 2.5}.back()", "2.5")):
+        reply, out = run(kc, code)
+        results = [c["data"].get("text/plain") for t, c in out if t == "execute_result"]
+        check(results == [want], "%r shows %s as the cell's result (got %r %s)" % (code, want, results, reply.get("evalue")))
+    # Statements and declarations run in the order written, const ones too.
+    ok_out("double total = 0;\nfor (int i = 0; i < 4; ++i) total += i;\nconst double half = total / 2;\n"
+           "std::cout << half << std::endl;", "3\n", "a const declaration after a loop sees the loop's work")
+
+    # A crash in the cell's code ends the cell, not the kernel.
+    error("int* nowhere = nullptr;\n*nowhere = 3;", "SegmentationFault", "a null pointer write")
+    ok_out("std::cout << sq(2.0) << std::endl;", "40\n", "after a crash the kernel runs cells and keeps definitions")
+    run(kc, "int down(int n) { return n < 0 ? 0 : down(n + 1) + 1; }")
+    error("std::cout << down(0);", "SegmentationFault", "endless recursion (a stack overflow)")
+    ok_out("std::cout << twice(21) << std::endl;", "63\n", "after a stack overflow the kernel runs cells")
+
+    # Magics.
+    import re
+    reply, out = run(kc, "%timeit -n 10 -r 3 sq(2.0)")
+    pattern = r"^\d+(\.\d+)?(e[-+]\d+)? (s|ms|us|ns) \+- \d+(\.\d+)?(e[-+]\d+)? (s|ms|us|ns) per loop \(mean \+- std\. dev\. of 3 runs 10 loops each\)\n$"
+    check(reply["status"] == "ok" and re.match(pattern, stdout_of(out)),
+          "%%timeit -n 10 -r 3 prints xeus-cling's line (got %r %s)" % (stdout_of(out), reply.get("evalue")))
+    reply, out = run(kc, "%%timeit -r 2\ndouble z = sq(3.0);\n(void)z;")
+    check(reply["status"] == "ok" and re.search(r"per loop \(mean \+- std\. dev\. of 2 runs \d+ loops each\)", stdout_of(out)),
+          "%%%%timeit times the cell's body, choosing the loops (got %r %s)" % (stdout_of(out), reply.get("evalue")))
+    target = os.path.join(tempfile.mkdtemp(), "written.txt")
+    reply, out = run(kc, "%%%%file %s\nfirst line\nsecond line" % target)
+    check(reply["status"] == "ok" and open(target).read() == "first line\nsecond line\n",
+          "%%%%file writes the cell to the file (got %s %r)" % (reply["status"], os.path.exists(target) and open(target).read()))
+    for code in ("?tg::layer_norm", "tapegrad::layer_norm?"):
+        reply, out = run(kc, code)
+        text = stdout_of(out)
+        check(reply["status"] == "ok" and "Tensor layer_norm(const Tensor& x" in text and "// y = (x" in text
+              and "normalization.hpp" in text,
+              "%s shows the declaration and the comment above it (got %r)" % (code, text[:300]))
+    reply, out = run(kc, "?std::vector")
+    check(reply["status"] == "ok" and "vector" in stdout_of(out) and "stl_vector.h" in stdout_of(out),
+          "?std::vector shows it from the standard library's header (got %r)" % stdout_of(out)[:200])
+    reply, out = run(kc, "sq?")
+    check(reply["status"] == "ok" and "double sq(double v)" in stdout_of(out),
+          "name? shows a cell's own definition (got %r)" % stdout_of(out)[:200])
+    error("?no_such_thing_anywhere", "NameError", "?name of an unknown name")
+    run(kc, "int undo_me = 5;")
+    reply, out = run(kc, "%undo")
+    check(reply["status"] == "ok", "%%undo works (got %s)" % reply.get("evalue"))
+    error("std::cout << undo_me;", "CompileError", "after %undo the cell's name is gone")
+    run(kc, "double sq(double v) { return -1; }")
+    run(kc, "%undo")
+    ok_out("std::cout << sq(3.0) << std::endl;", "90\n", "%undo of a redefinition brings back the one before")
+    error("%nosuch", "UnknownMagic", "an unknown magic")
+    error("%%timeit -n x\nsq(1.0);", "MagicError", "a magic with arguments it cannot read")
+
+
+def restart_and_run_all(args):
+    """Jupyter's 'Restart & Run All' with a deliberate error cell runs past it (nbclient, allow_errors)."""
+    import nbclient
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "xcpp17", "display_name": "C++17", "language": "C++17"}
+    nb.cells = [nbformat.v4.new_code_cell('#include <iostream>\n#include <stdexcept>\nint before = 1;'),
+                nbformat.v4.new_code_cell('int broken = "deliberately";'),
+                nbformat.v4.new_code_cell('throw std::runtime_error("deliberate");'),
+                nbformat.v4.new_code_cell('std::cout << "after " << before << std::endl;')]
+    nbclient.NotebookClient(nb, kernel_name="xcpp17", allow_errors=True, timeout=300).execute()
+    errors = [[o.get("ename") for o in c.outputs if o.output_type == "error"] for c in nb.cells]
+    last = "".join(o.get("text", "") for o in nb.cells[3].outputs if o.output_type == "stream")
+    check(errors[:3] == [[], ["CompileError"], ["std::runtime_error"]] and last == "after 1\n",
+          "Run All with allow_errors runs past a compile error and an exception (errors %r, last cell %r)" % (errors, last))
+
+
+def precompiled_header_fallback(args):
+    """A stale or broken precompiled header: the kernel parses the headers instead, says so once, lives."""
+    import json
+    import shutil
+    spec = json.load(open(os.path.join(args.kernelspecs, "kernels", "xcpp17", "kernel.json")))
+    if "--pch" not in spec["argv"]:
+        check(False, "the build's kernelspec passes --pch (argv %r)" % spec["argv"])
+        return
+    pch = spec["argv"][spec["argv"].index("--pch") + 1]
+    for case in ("stale", "broken"):
+        root = tempfile.mkdtemp()
+        os.makedirs(os.path.join(root, "kernels", "xcpp17"))
+        copy = os.path.join(root, "copy.pch")
+        if case == "stale":
+            shutil.copy(pch, copy)
+            header = os.path.join(root, "changed.hpp")
+            with open(copy + ".d", "w") as d:
+                d.write(open(pch + ".d").read().rstrip() + " \\\n  " + header + "\n")
+            time.sleep(0.05)
+            open(header, "w").write("// changed after the PCH\n")
+        else:
+            open(copy, "w").write("not a precompiled header")
+        argv = list(spec["argv"])
+        argv[argv.index("--pch") + 1] = copy
+        json.dump(dict(spec, argv=argv), open(os.path.join(root, "kernels", "xcpp17", "kernel.json"), "w"))
+        saved = os.environ["JUPYTER_PATH"]
+        os.environ["JUPYTER_PATH"] = root
+        km, kc = start_kernel()
+        try:
+            reply, out = run(kc, '#include <iostream>\nstd::cout << "works" << std::endl;')
+            said = "".join(c["text"] for t, c in out if t == "stream" and c["name"] == "stderr")
+            reply2, out2 = run(kc, 'std::cout << "again" << std::endl;')
+            said2 = "".join(c["text"] for t, c in out2 if t == "stream" and c["name"] == "stderr")
+            check(reply["status"] == "ok" and stdout_of(out) == "works\n" and "is not used" in said
+                  and reply2["status"] == "ok" and "is not used" not in said2,
+                  "a %s precompiled header: the kernel works without it and says so once (got %r, then %r)"
+                  % (case, said[:200], said2[:200]))
+        except queue.Empty:
+            check(False, "a %s precompiled header: the kernel answers" % case)
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            os.environ["JUPYTER_PATH"] = saved
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernelspecs", required=True)
@@ -90,12 +272,8 @@ def main():
     args = ap.parse_args()
     os.environ["JUPYTER_PATH"] = os.path.abspath(args.kernelspecs)
 
-    km = jupyter_client.KernelManager(kernel_name="xcpp17")
-    km.start_kernel(cwd=tempfile.gettempdir())
-    kc = km.client()
-    kc.start_channels()
+    km, kc = start_kernel()
     try:
-        kc.wait_for_ready(timeout=60)
         info = kc.kernel_info(reply=True, timeout=30)["content"]
         check(info["language_info"]["name"] == "c++" and info["language_info"]["version"] == "17",
               "kernel_info: language_info is C++ 17 (%s)" % info["language_info"])
@@ -192,6 +370,8 @@ def main():
             check(reply["status"] == "ok" and stdout_of(out) == "100000\n",
                   "after it, malloc still works (got %r)" % stdout_of(out))
 
+        learner_checks(kc, km, args)
+
         # An interrupt while clang still compiles the cell: it stops the cell as soon as it starts.
         interrupted('#include <regex>\nwhile (true) {}', 0.05, "a cell that is still compiling")
         reply, out = run(kc, 'std::cout << "after the early interrupt" << std::endl;', timeout=30)
@@ -233,6 +413,9 @@ def main():
     os.unlink(f.name)
     check(proc.returncode != 0 and "cannot read the connection file" in proc.stderr,
           "a malformed connection file: clear message, non-zero exit (rc %d, %r)" % (proc.returncode, proc.stderr[:200]))
+
+    restart_and_run_all(args)
+    precompiled_header_fallback(args)
 
     if failures:
         print("%d check(s) failed" % len(failures))

@@ -64,6 +64,14 @@ add_test(NAME notebook.kernel_protocol
                  --include-dir ${PROJECT_SOURCE_DIR}/include)
 set_tests_properties(notebook.kernel_protocol PROPERTIES LABELS notebook TIMEOUT 600 ENVIRONMENT "${_nb_env}")
 
+# A learner's notebook (issue 24): 320 cells from a fixed seed (definitions and re-runs, typos,
+# exceptions, crashes, lambdas, Interrupts, magics), each followed by a probe cell that uses every
+# name defined so far and instantiates new templates. A few minutes.
+add_test(NAME notebook.learner_notebook
+         COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/learner_notebook.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT}
+                 --lib-dir $<TARGET_FILE_DIR:tapegrad> --include-dir ${PROJECT_SOURCE_DIR}/include --seed 24 --cells 320)
+set_tests_properties(notebook.learner_notebook PROPERTIES LABELS notebook TIMEOUT 900 ENVIRONMENT "${_nb_env}")
+
 # Notebooks 01, 06 and 07 in the classic Notebook page in headless Chromium ("Run All"); the
 # screenshots go to <build>/tests/notebook_browser/. Skipped (not passed) without chromium.
 add_test(NAME notebook.browser

@@ -55,9 +55,8 @@ inline void clear_output(bool wait = false) { detail::publish("clear_output", {{
 
 namespace detail {
 
-// The cell's result: what a last expression without `;` shows. The kernel calls it as
-// int tapegrad_xcpp_result_N = show_result([]() -> decltype(auto) { return (expression); });
-// (a declaration, see kernel/src/interpreter.cpp); the int it returns means nothing.
+// The cell's result from a function that computes it (the kernel's earlier way; kept for code
+// that calls it); the int it returns means nothing.
 template <class F>
 int show_result(F&& evaluate) {
   using R = decltype(evaluate());
@@ -69,6 +68,19 @@ int show_result(F&& evaluate) {
     display_with("execute_result", evaluate(), "");
   }
   return 0;
+}
+
+// The cell's result, as the kernel writes a last expression without `;`:
+//     ((expression), xcpp::detail::result_sink{});
+// A value (of any category: a temporary lives until the end of the statement) goes through
+// this comma operator and is shown; a void expression takes the built-in comma, and nothing
+// is shown. A stream (`std::cout << x` without `;`) is not shown either: the printing was the point.
+struct result_sink {};
+
+template <class T>
+result_sink operator,(T&& value, result_sink) {
+  if constexpr (!std::is_base_of_v<std::ios_base, std::decay_t<T>>) display_with("execute_result", value, "");
+  return {};
 }
 
 }  // namespace detail

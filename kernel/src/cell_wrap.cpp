@@ -1,0 +1,343 @@
+#include "cell_wrap.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "cell_text.hpp"
+
+namespace tapegrad_xcpp {
+
+namespace {
+
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A token of code_only() text: an identifier/number, or one punctuation character.
+struct Token {
+  std::size_t at = 0, end = 0;
+  std::string text;
+};
+
+std::vector<Token> tokens_of(const std::string& code, std::size_t begin, std::size_t end) {
+  std::vector<Token> out;
+  std::size_t i = begin;
+  while (i < end) {
+    if (std::isspace(static_cast<unsigned char>(code[i]))) { ++i; continue; }
+    std::size_t j = i + 1;
+    if (is_ident_char(code[i]))
+      while (j < end && is_ident_char(code[j])) ++j;
+    else if (code[i] == ':' && j < end && code[j] == ':')
+      ++j;  // "::" is one token
+    else if (code[i] == '"' || code[i] == '\'') {  // a literal (its inside is blank in code_only)
+      while (j < end && code[j] != code[i] && code[j] != '\n') ++j;
+      if (j < end && code[j] == code[i]) ++j;
+    }
+    out.push_back({i, j, code.substr(i, j - i)});
+    i = j;
+  }
+  return out;
+}
+
+const std::set<std::string>& statement_keywords() {
+  static const std::set<std::string> k = {"for", "while", "do", "if", "switch", "try", "return", "break",
+                                          "continue", "goto", "throw", "delete", "case", "default", "co_return"};
+  return k;
+}
+
+const std::set<std::string>& declaration_keywords() {
+  static const std::set<std::string> k = {
+      "namespace", "template", "extern", "using", "typedef", "struct", "class", "union", "enum",
+      "static_assert", "inline", "static", "constexpr", "const", "volatile", "thread_local", "auto",
+      "register", "unsigned", "signed", "short", "long", "int", "char", "bool", "float", "double", "void",
+      "wchar_t", "char16_t", "char32_t", "char8_t", "decltype", "explicit", "virtual", "friend", "typename",
+      "alignas", "mutable", "constinit", "consteval", "operator"};
+  return k;
+}
+
+bool is_identifier(const Token& t) {
+  return !t.text.empty() && (std::isalpha(static_cast<unsigned char>(t.text[0])) || t.text[0] == '_');
+}
+
+// Skips a balanced <...> starting at tokens[i] == "<"; returns the index after it, or npos.
+std::size_t skip_angles(const std::vector<Token>& t, std::size_t i) {
+  int depth = 0;
+  for (; i < t.size(); ++i) {
+    const std::string& s = t[i].text;
+    if (s == "<") ++depth;
+    else if (s == ">") { if (--depth == 0) return i + 1; }
+    else if (s == ";" || s == "{" || s == "}") return std::string::npos;
+    else if (s == "(") {  // skip a parenthesised argument
+      int p = 0;
+      for (; i < t.size(); ++i) {
+        if (t[i].text == "(") ++p;
+        else if (t[i].text == ")" && --p == 0) break;
+      }
+    }
+  }
+  return std::string::npos;
+}
+
+// Does `name [<...>] [:: name [<...>]]... [cv * & &&]... identifier` start the chunk (a declaration)?
+bool starts_like_declaration(const std::vector<Token>& t) {
+  std::size_t i = 0;
+  if (i < t.size() && t[i].text == "::") ++i;
+  bool any_name = false;
+  while (i < t.size() && is_identifier(t[i])) {
+    any_name = true;
+    ++i;
+    if (i < t.size() && t[i].text == "<") {
+      i = skip_angles(t, i);
+      if (i == std::string::npos) return false;
+    }
+    if (i < t.size() && t[i].text == "::") { ++i; continue; }
+    break;
+  }
+  if (!any_name) return false;
+  while (i < t.size() && (t[i].text == "*" || t[i].text == "&" || t[i].text == "const" || t[i].text == "volatile"))
+    ++i;
+  return i < t.size() && is_identifier(t[i]) && statement_keywords().count(t[i].text) == 0;
+}
+
+// Whether a depth-0 ")" is followed (maybe after const/noexcept/override/-> type/: inits) by "{":
+// a function definition such as `S::S() : x(1) {}` or `double sq(double v) {`.
+bool has_function_body(const std::vector<Token>& t) {
+  int depth = 0;
+  bool lambda_parameters = false;  // the depth-0 "(" follows "]": a lambda's, not a function's
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::string& s = t[i].text;
+    if (s == "(" || s == "[") {
+      if (depth == 0 && s == "(") lambda_parameters = i > 0 && t[i - 1].text == "]";
+      ++depth;
+    } else if (s == ")" || s == "]") {
+      --depth;
+      if (depth == 0 && s == ")" && !lambda_parameters && i + 1 < t.size()) {
+        const std::string& n = t[i + 1].text;
+        if (n == "{" || n == "const" || n == "noexcept" || n == "override" || n == "final" || n == ":" ||
+            (n == "-" && i + 2 < t.size() && t[i + 2].text == ">"))
+          return true;
+      }
+    } else if (s == "=" && depth == 0) {
+      return false;
+    } else if (s == "{" && depth == 0) {
+      return false;
+    }
+  }
+  return false;
+}
+
+Chunk::Kind classify(const std::vector<Token>& t) {
+  if (t.empty()) return Chunk::statement;
+  const std::string& first = t[0].text;
+  if (first == "{" || first == "[" || first == "(" || first == "*" || first == "+" || first == "-" ||
+      first == "!" || first == "~" || first == "&")
+    return Chunk::statement;
+  if (statement_keywords().count(first)) return Chunk::statement;
+  if (declaration_keywords().count(first)) return Chunk::declaration;
+  if (first == "[[") return Chunk::declaration;
+  if (starts_like_declaration(t) || has_function_body(t)) return Chunk::declaration;
+  return Chunk::statement;
+}
+
+// A declaration that gets its own inline namespace (see cell_wrap.hpp), or one that must stay
+// where it is: namespaces, extern "C", using-directives and using-declarations,
+// static_assert, explicit (partial) specialisations and instantiations, out-of-line
+// definitions of members (`void S::f() {}`) and anything else with a qualified name.
+bool redefinable(const std::vector<Token>& t) {
+  std::size_t i = 0;
+  if (t.empty()) return false;
+  const std::string& first = t[0].text;
+  if (first == "namespace" || first == "extern" || first == "static_assert" || first == "friend" ||
+      first == "[[")
+    return false;
+  if (first == "using") return t.size() > 2 && is_identifier(t[1]) && t[1].text != "namespace" && t[2].text == "=";
+  if (first == "template") {
+    if (t.size() < 2 || t[1].text != "<") return false;         // explicit instantiation
+    if (t.size() > 2 && t[2].text == ">") return false;         // explicit specialisation
+    i = skip_angles(t, 1);
+    if (i == std::string::npos) return false;
+  }
+  // The declared name: the last identifier before the first depth-0 ( = { ; [ or single ':'.
+  bool tag = false;
+  std::size_t name = std::string::npos;
+  for (; i < t.size(); ++i) {
+    const std::string& s = t[i].text;
+    if (s == "struct" || s == "class" || s == "union" || s == "enum") tag = true;
+    if (s == "<") {
+      if (tag && name != std::string::npos) return false;  // a partial specialisation: struct X<T*>
+      i = skip_angles(t, i);
+      if (i == std::string::npos) return false;
+      --i;
+      continue;
+    }
+    if (s == "(" || s == "=" || s == "{" || s == ";" || s == "[" || s == ":" || s == ",") break;
+    if (s == "operator") { name = i; break; }
+    if (is_identifier(t[i])) name = i;
+  }
+  if (name == std::string::npos) return false;
+  if (t[name].text == "operator") return !(name > 0 && t[name - 1].text == "::");
+  return !(name > 0 && t[name - 1].text == "::");
+}
+
+// Whether the "{" at brace (in code, after begin) opens a lambda's body: `] {`, `](...) {`,
+// `](...) mutable {` (not `-> type {`: rare at the top level of a cell).
+bool is_lambda_body(const std::string& code, std::size_t begin, std::size_t brace) {
+  auto back = [&](std::size_t p) {
+    while (p > begin && std::isspace(static_cast<unsigned char>(code[p - 1]))) --p;
+    return p;
+  };
+  std::size_t p = back(brace);
+  if (p >= begin + 7 && code.compare(p - 7, 7, "mutable") == 0) p = back(p - 7);
+  if (p > begin && code[p - 1] == ')') {
+    int depth = 0;
+    while (p > begin) {
+      --p;
+      if (code[p] == ')') ++depth;
+      else if (code[p] == '(' && --depth == 0) break;
+    }
+    p = back(p);
+  }
+  return p > begin && code[p - 1] == ']';
+}
+
+// Where the chunk starting at i ends (one past its ";" or "}"), and whether it had one.
+std::size_t chunk_end(const std::string& code, std::size_t i, bool& terminated) {
+  const std::size_t n = code.size();
+  const std::vector<Token> head = tokens_of(code, i, std::min(n, i + 400));
+  const std::string first = head.empty() ? "" : head[0].text;
+  int depth = 0;
+  bool saw_equals = false, saw_parens = false;
+  std::size_t last_open_brace_prev = std::string::npos;  // the char before the depth-0 "{"
+  bool brace_is_lambda = false;                          // that "{" opens a lambda's body
+  for (std::size_t k = i; k < n; ++k) {
+    const char c = code[k];
+    if (c == '(' || c == '[') {
+      if (depth == 0 && c == '(') saw_parens = true;
+      ++depth;
+    } else if (c == ')' || c == ']') {
+      --depth;
+    } else if (c == '{') {
+      if (depth == 0) {
+        std::size_t p = k;
+        while (p > i && std::isspace(static_cast<unsigned char>(code[p - 1]))) --p;
+        last_open_brace_prev = p > i ? p - 1 : std::string::npos;
+        brace_is_lambda = is_lambda_body(code, i, k);
+      }
+      ++depth;
+    } else if (c == '}') {
+      --depth;
+      if (depth == 0) {
+        std::size_t m = k + 1;
+        while (m < n && std::isspace(static_cast<unsigned char>(code[m]))) ++m;
+        std::size_t w = m;
+        while (w < n && is_ident_char(code[w])) ++w;
+        const std::string next_word = code.substr(m, w - m);
+        const char next = m < n ? code[m] : '\0';
+        if (next_word == "else" || next_word == "catch" || (first == "do" && next_word == "while")) continue;
+        const bool tag = first == "struct" || first == "class" || first == "union" || first == "enum" ||
+                         first == "typedef" || first == "using" ||
+                         (first == "template" && code.find_first_of("{", i) > code.find("struct", i)) ||
+                         (first == "template" && code.find_first_of("{", i) > code.find("class", i) &&
+                          code.find("class", i) != std::string::npos && !saw_parens);
+        const bool brace_init = !saw_parens && first != "namespace" && first != "extern" && first != "try" &&
+                                first != "do" && first != "{" && last_open_brace_prev != std::string::npos &&
+                                (is_ident_char(code[last_open_brace_prev]) || code[last_open_brace_prev] == '>');
+        const bool continues = next == '.' || next == '(' || next == '[' || next == ',' || next == '-' ||
+                               next == '+' || next == '*' || next == '/' || next == '<' || next == '>' ||
+                               next == '=' || next == '&' || next == '|' || next == '?' || next == ':' ||
+                               next == '%' || next == '^';
+        // A function or control statement's body ends the chunk; `[] { ... }(1)` and `S{1}.f()` go on.
+        const bool may_continue = continues && (first == "[" || !saw_parens || brace_is_lambda);
+        if (tag || saw_equals || brace_init || may_continue) {
+          if (next == '\0') { terminated = false; return n; }  // e.g. `S{1}` at the end: an expression
+          continue;
+        }
+        if (next == ';') { terminated = true; return m + 1; }
+        terminated = true;
+        return k + 1;
+      }
+    } else if (c == '=' && depth == 0) {
+      // a lone '=' (an initialiser), not == <= >= != or operator=
+      const char before = k > i ? code[k - 1] : ' ';
+      const char after = k + 1 < n ? code[k + 1] : ' ';
+      const bool op = std::string("=!<>+-*/%&|^").find(before) != std::string::npos || after == '=' ||
+                      (k >= i + 8 && code.compare(k - 8, 8, "operator") == 0);
+      if (!op) saw_equals = true;
+    } else if (c == ';' && depth == 0) {
+      terminated = true;
+      return k + 1;
+    }
+  }
+  terminated = false;
+  return n;
+}
+
+}  // namespace
+
+std::vector<Chunk> split_top_level(const std::string& body) {
+  const std::string code = code_only(body);
+  std::vector<Chunk> chunks;
+  std::size_t i = 0;
+  while (true) {
+    while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
+    if (i >= code.size()) break;
+    if (code[i] == ';') { ++i; continue; }
+    bool terminated = true;
+    const std::size_t end = chunk_end(code, i, terminated);
+    std::size_t last = end;
+    while (last > i && std::isspace(static_cast<unsigned char>(code[last - 1]))) --last;
+    Chunk chunk;
+    chunk.begin = i;
+    chunk.end = last;
+    const std::vector<Token> t = tokens_of(code, i, last);
+    chunk.kind = classify(t);
+    if (!terminated && chunk.kind == Chunk::statement) chunk.kind = Chunk::expression;
+    chunk.redefinable = chunk.kind == Chunk::declaration && redefinable(t);
+    chunks.push_back(chunk);
+    i = end;
+  }
+  return chunks;
+}
+
+std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
+  const std::vector<Chunk> chunks = split_top_level(body);
+  std::vector<std::string> pieces(1);
+  std::size_t copied = 0;
+  int k = 0;
+  for (const Chunk& c : chunks) {
+    ++k;
+    const std::string text = body.substr(c.begin, c.end - c.begin);
+    const std::string code = code_only(text);
+    // clang 22 runs the initialiser of a `const` (or static) variable before the other
+    // initialisers of its input, so before the cell's statements above it: such a declaration
+    // starts a new piece (compiled and run after the ones before it), unless it comes first.
+    const bool internal_variable = c.kind == Chunk::declaration &&
+                                   (code.rfind("const ", 0) == 0 || code.rfind("static ", 0) == 0) &&
+                                   !has_function_body(tokens_of(code, 0, code.size()));
+    const std::string gap = body.substr(copied, c.begin - copied);
+    if (internal_variable && k > 1) {
+      std::size_t lines = 0;
+      for (const std::string& piece : pieces)
+        for (char ch : piece) lines += ch == '\n';
+      lines += static_cast<std::size_t>(std::count(gap.begin(), gap.end(), '\n'));
+      pieces.emplace_back(lines, '\n');  // the same line numbers as in the cell
+      // (what was between the chunks, such as comments, keeps its lines in the earlier piece)
+    } else {
+      pieces.back() += gap;
+    }
+    const std::string id = std::string(kKernelNamePrefix) + std::to_string(serial) + "_" + std::to_string(k);
+    std::string& out = pieces.back();
+    if (c.kind == Chunk::declaration) {
+      out += c.redefinable ? "inline namespace " + id + " { " + text + " }" : text;
+    } else if (c.kind == Chunk::statement) {
+      out += "void " + id + "() { " + text + " ;} int " + id + "_run = (" + id + "(), 0);";
+    } else {  // the cell's result: xcpp::detail::result_sink's comma operator shows a value (not void)
+      out += "void " + id + "() { ((" + text + "), xcpp::detail::result_sink{}); } int " + id + "_run = (" + id +
+             "(), 0);";
+    }
+    copied = c.end;
+  }
+  pieces.back() += body.substr(copied);
+  return pieces;
+}
+
+}  // namespace tapegrad_xcpp
