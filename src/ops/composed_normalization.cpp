@@ -1,6 +1,8 @@
-// LayerNorm, RMSNorm and BatchNorm composed from primitive ops. Their backward
-// comes from autograd alone, so tests use them to check the fused kernels.
-// They assume valid arguments; the fused ops are the ones that check them.
+// LayerNorm, RMSNorm and BatchNorm composed from primitive ops (mean, sub, mul, sqrt, div):
+// every step is its own entry on the tape (`p $tape()` in gdb, tape_table()), and the
+// backward comes from autograd alone. This is the fused op of normalization.cpp spelled
+// out: model.use_composed() runs a model's norms this way, and the tests check the fused
+// kernels against it. The arguments are checked by the fused ops, not here.
 #include <limits>
 
 #include "normalize_kernel.hpp"
@@ -50,6 +52,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   Tensor centred = x - mu;
   Tensor var = mean(centred * centred, batch_axes, true);
   if (running_mean.defined()) {
+    // Off the tape on purpose: the running statistics are buffers, not part of the graph
+    // (PyTorch also updates them in place, outside autograd), so there is nothing to show
+    // on the tape. They are updated by the fused op's own helper, so that the formula
+    // (momentum, the unbiased variance) is written once and both ops update them alike.
     Tensor rm = running_mean, rv = running_var;
     kernels::update_running_stats(rm.mutable_value().data(), rv.mutable_value().data(), mu.value().data(),
                                   var.value().data(), x.shape().back(), x.numel() / x.shape().back(), momentum);

@@ -1,6 +1,7 @@
 // layer_norm, rms_norm, batch_norm: argument checks, then the shared kernel
-// (normalize_kernel.hpp: the reference loops or the fast ones) for forward and backward.
-// Each op's named backward (layer_norm_backward, ...) sits right after its forward.
+// (normalize_kernel.hpp: the reference loops, or the fast ones) for forward and backward.
+// Each op's named backward (layer_norm_backward, ...) sits right after its forward, with its math.
+// An absent weight or bias is an undefined Tensor{}, in the forwards and the backwards alike.
 #include "tapegrad/ops/normalization.hpp"
 
 #include <limits>
@@ -11,6 +12,10 @@
 #include "tapegrad/autograd/tape.hpp"
 
 namespace tapegrad {
+
+namespace kernels {
+bool use_fast_kernels = TAPEGRAD_FAST_KERNELS;  // the one switch (normalize_kernel.hpp)
+}  // namespace kernels
 
 using kernels::GroupStats;
 using kernels::Groups;
@@ -26,16 +31,16 @@ struct NormalizationSaved {
 };
 
 // The named backward functions, each defined right after its op below.
-void layer_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+void layer_norm_backward(const Array& dy, const Tensor& x, const Tensor& weight, const Tensor& bias,
                          const NormalizationSaved& saved);
-void rms_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
-                       const NormalizationSaved& saved);
-void batch_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+void rms_norm_backward(const Array& dy, const Tensor& x, const Tensor& weight, const NormalizationSaved& saved);
+void batch_norm_backward(const Array& dy, const Tensor& x, const Tensor& weight, const Tensor& bias,
                          const NormalizationSaved& saved);
 
 namespace {
 
 const double* data_or_null(const Tensor& t) { return t.defined() ? t.value().data() : nullptr; }
+bool wants_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
 void check_param_shape(const char* op, const char* what, const Tensor& p, const Shape& expected, const Tensor& x) {
   if (p.defined() && p.shape() != expected)
@@ -48,42 +53,48 @@ void check_param_shape(const char* op, const char* what, const Tensor& p, const 
 Array normalize_values(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
                        NormalizationSaved& saved) {
   Array y = Array::from_shape(x.shape());
-  kernels::active::normalize_forward(x.value().data(), y.data(), saved.layout, saved.mode, eps, saved.stats,
-                                     data_or_null(weight), data_or_null(bias));
+  kernels::normalize_forward(x.value().data(), y.data(), saved.layout, saved.mode, eps, saved.stats,
+                             data_or_null(weight), data_or_null(bias));
   return y;
 }
 
-// dx (written), dγ and dβ (fresh arrays) for the inputs that want them, by the kernel.
-void normalize_gradients(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
-                         const NormalizationSaved& saved) {
-  // Flags, not dx.size(): a default-constructed xarray is 0-d with size 1, not empty.
-  const bool want_dx = x.requires_grad(), want_dw = weight && weight->requires_grad(),
-             want_db = bias && bias->requires_grad();
-  Array dx = want_dx ? Array::from_shape(x.shape()) : Array();
-  Array dw = want_dw ? Array(xt::zeros<double>(weight->shape())) : Array();
-  Array db = want_db ? Array(xt::zeros<double>(bias->shape())) : Array();
-  kernels::active::normalize_backward(x.value().data(), dy.data(), saved.layout, saved.stats,
-                                      weight ? weight->value().data() : nullptr, saved.mode,
-                                      want_dx ? dx.data() : nullptr, want_dw ? dw.data() : nullptr,
-                                      want_db ? db.data() : nullptr);
-  if (want_dx) x.accumulate_grad(std::move(dx));
-  if (want_dw) weight->accumulate_grad(std::move(dw));
-  if (want_db) bias->accumulate_grad(std::move(db));
-}
+// A backward's dx, dγ and dβ: a fresh array for each input that wants a gradient
+// (the kernel writes dx and adds to dγ and dβ), null for the others; add_to_inputs()
+// hands them to the inputs' gradients.
+class NormalizationGrads {
+ public:
+  NormalizationGrads(Tensor x, Tensor weight, Tensor bias)
+      : x_(std::move(x)), weight_(std::move(weight)), bias_(std::move(bias)) {
+    // Flags, not dx.size(): a default-constructed xarray is 0-d with size 1, not empty.
+    if (x_.requires_grad()) dx_ = Array::from_shape(x_.shape());
+    if (wants_grad(weight_)) dweight_ = xt::zeros<double>(weight_.shape());
+    if (wants_grad(bias_)) dbias_ = xt::zeros<double>(bias_.shape());
+  }
+  double* dx() { return x_.requires_grad() ? dx_.data() : nullptr; }
+  double* dweight() { return wants_grad(weight_) ? dweight_.data() : nullptr; }
+  double* dbias() { return wants_grad(bias_) ? dbias_.data() : nullptr; }
+  void add_to_inputs() {
+    if (x_.requires_grad()) x_.accumulate_grad(std::move(dx_));
+    if (wants_grad(weight_)) weight_.accumulate_grad(std::move(dweight_));
+    if (wants_grad(bias_)) bias_.accumulate_grad(std::move(dbias_));
+  }
 
-using NormalizationBackward = void (*)(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
-                                       const NormalizationSaved& saved);
+ private:
+  Tensor x_, weight_, bias_;
+  Array dx_, dweight_, dbias_;
+};
 
-// Records a normalization: inputs x, then weight and bias when given; the lambda
-// unpacks the entry and calls the op's named backward.
-Tensor record_normalization(const char* op, NormalizationBackward backward, const Tensor& x, const Tensor& weight,
-                            const Tensor& bias, Array y, NormalizationSaved saved) {
+// Records a normalization: inputs x, then weight and bias when given. `backward` unpacks
+// the entry and calls the op's named backward.
+template <class Backward>
+Tensor record_normalization(const char* op, const Tensor& x, const Tensor& weight, const Tensor& bias, Array y,
+                            NormalizationSaved saved, Backward backward) {
   OpInputs inputs;
   inputs.add(x);
   const int weight_slot = inputs.add(weight), bias_slot = inputs.add(bias);
   return record(op, std::move(inputs.tensors), std::move(y),
                 [backward, weight_slot, bias_slot, saved = std::move(saved)](const Array& dy, const TapeEntry& e) {
-                  backward(dy, e.inputs[0], input_at(e, weight_slot), input_at(e, bias_slot), saved);
+                  backward(dy, e.inputs[0], optional_input(e, weight_slot), optional_input(e, bias_slot), saved);
                 });
 }
 
@@ -116,41 +127,53 @@ Layout column_layout(const char* op, const Tensor& x) {
 }  // namespace
 
 // ---- LayerNorm ----
-// forward:  y = (x − μ)·rstd ⊙ γ + β,  μ and σ² (biased) over the trailing dims, rstd = 1/sqrt(σ² + ε)
-// backward: dx = rstd·(g − mean(g) − x̂·mean(g ⊙ x̂)), g = dy ⊙ γ;  dγ = Σ_rows dy ⊙ x̂;  dβ = Σ_rows dy
-//           (the means over each row; the kernel's reference loops spell it out)
+// y = (x − μ)·rstd ⊙ γ + β,  μ and σ² (biased) over the trailing dims, rstd = 1/sqrt(σ² + ε)
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
   NormalizationSaved saved{trailing_layout("layer_norm", x, normalized_shape), {}, Statistics::centered};
   check_param_shape("layer_norm", "weight", weight, normalized_shape, x);
   check_param_shape("layer_norm", "bias", bias, normalized_shape, x);
   Array y = normalize_values(x, weight, bias, eps, saved);
-  return record_normalization("layer_norm", layer_norm_backward, x, weight, bias, std::move(y), std::move(saved));
+  return record_normalization("layer_norm", x, weight, bias, std::move(y), std::move(saved), layer_norm_backward);
 }
 
-TAPEGRAD_BACKWARD void layer_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+// Per row, with x̂ = (x − μ)·rstd and g = dy ⊙ γ:
+//   dβ += dy,  dγ += dy ⊙ x̂,  dx = rstd·(g − mean(g) − x̂·mean(g ⊙ x̂))
+// mean(g) is what μ passes back to every x, mean(g ⊙ x̂) what σ² passes back; the
+// kernel's reference loops (normalize_reference.cpp) spell it out.
+TAPEGRAD_BACKWARD void layer_norm_backward(const Array& dy, const Tensor& x, const Tensor& weight, const Tensor& bias,
                                            const NormalizationSaved& saved) {
-  normalize_gradients(dy, x, weight, bias, saved);
+  NormalizationGrads d(x, weight, bias);
+  kernels::normalize_backward(x.value().data(), dy.data(), saved.layout, saved.stats, data_or_null(weight),
+                              Statistics::centered, d.dx(), d.dweight(), d.dbias());
+  d.add_to_inputs();
 }
 
 // ---- RMSNorm ----
-// forward:  y = x·r ⊙ γ,  r = 1/sqrt(mean(x²) + ε)
-// backward: dx = r·(g − x̂·mean(g ⊙ x̂)), g = dy ⊙ γ, x̂ = x·r;  dγ = Σ_rows dy ⊙ x̂
+// y = x·r ⊙ γ,  r = 1/sqrt(mean(x²) + ε)
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, std::optional<double> eps) {
   NormalizationSaved saved{trailing_layout("rms_norm", x, normalized_shape), {}, Statistics::uncentered};
   check_param_shape("rms_norm", "weight", weight, normalized_shape, x);
   Array y = normalize_values(x, weight, Tensor{}, eps.value_or(std::numeric_limits<double>::epsilon()), saved);
-  return record_normalization("rms_norm", rms_norm_backward, x, weight, Tensor{}, std::move(y), std::move(saved));
+  return record_normalization("rms_norm", x, weight, Tensor{}, std::move(y), std::move(saved),
+                              [](const Array& dy, const Tensor& x, const Tensor& weight, const Tensor& /*no bias*/,
+                                 const NormalizationSaved& saved) { rms_norm_backward(dy, x, weight, saved); });
 }
 
-TAPEGRAD_BACKWARD void rms_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+// Per row, with x̂ = x·r and g = dy ⊙ γ:
+//   dγ += dy ⊙ x̂,  dx = r·(g − x̂·mean(g ⊙ x̂))
+// LayerNorm's without the mean: nothing was subtracted, so nothing passes back through it.
+TAPEGRAD_BACKWARD void rms_norm_backward(const Array& dy, const Tensor& x, const Tensor& weight,
                                          const NormalizationSaved& saved) {
-  normalize_gradients(dy, x, weight, bias, saved);  // bias is null: RMSNorm has none
+  NormalizationGrads d(x, weight, Tensor{});
+  kernels::normalize_backward(x.value().data(), dy.data(), saved.layout, saved.stats, data_or_null(weight),
+                              Statistics::uncentered, d.dx(), d.dweight(), /*dbeta=*/nullptr);
+  d.add_to_inputs();
 }
 
 // ---- BatchNorm (features last) ----
 // training: the LayerNorm formulas with the means taken over the batch per feature;
 //           running = (1 − momentum)·running + momentum·batch, with the unbiased variance for running_var.
-// eval:     y = (x − running_mean)/sqrt(running_var + ε) ⊙ γ + β; the statistics are constants, dx = rstd·g.
+// eval:     y = (x − running_mean)/sqrt(running_var + ε) ⊙ γ + β, the statistics constants.
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
   const Layout layout = column_layout("batch_norm", x);
@@ -172,7 +195,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       saved.stats[c] = {running_mean.value()(c), var, 1.0 / std::sqrt(var + eps)};
     }
     Array y = normalize_values(x, weight, bias, eps, saved);
-    return record_normalization("batch_norm", batch_norm_backward, x, weight, bias, std::move(y), std::move(saved));
+    return record_normalization("batch_norm", x, weight, bias, std::move(y), std::move(saved), batch_norm_backward);
   }
 
   if (layout.n < 2)
@@ -188,12 +211,18 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     kernels::update_running_stats(rm.mutable_value().data(), rv.mutable_value().data(), mean.data(), var.data(),
                                   layout.groups, layout.n, momentum);
   }
-  return record_normalization("batch_norm", batch_norm_backward, x, weight, bias, std::move(y), std::move(saved));
+  return record_normalization("batch_norm", x, weight, bias, std::move(y), std::move(saved), batch_norm_backward);
 }
 
-TAPEGRAD_BACKWARD void batch_norm_backward(const Array& dy, const Tensor& x, const Tensor* weight, const Tensor* bias,
+// Per feature (a column), with x̂ = (x − μ)·rstd and g = dy ⊙ γ:
+//   training: LayerNorm's, the means over the batch:  dβ += dy,  dγ += dy ⊙ x̂,  dx = rstd·(g − mean(g) − x̂·mean(g ⊙ x̂))
+//   eval:     μ and σ² are constants (the running statistics): nothing passes back through them, dx = rstd·g
+TAPEGRAD_BACKWARD void batch_norm_backward(const Array& dy, const Tensor& x, const Tensor& weight, const Tensor& bias,
                                            const NormalizationSaved& saved) {
-  normalize_gradients(dy, x, weight, bias, saved);  // saved.mode: centered (training) or constant (eval)
+  NormalizationGrads d(x, weight, bias);
+  kernels::normalize_backward(x.value().data(), dy.data(), saved.layout, saved.stats, data_or_null(weight),
+                              saved.mode /* centered or constant */, d.dx(), d.dweight(), d.dbias());
+  d.add_to_inputs();
 }
 
 }  // namespace tapegrad

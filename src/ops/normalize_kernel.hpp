@@ -8,8 +8,8 @@
 // It exists twice, with the same arguments:
 //   kernels::reference  (normalize_reference.cpp)  plain loops, one running sum: read this one;
 //   kernels::fast       (fast/normalize_fast.cpp)  partial sums and streaming stores.
-// The CMake option TAPEGRAD_FAST_KERNELS (ON by default, OFF in the debug preset) picks the
-// one the ops call; tests/ops/test_fast_kernels.cpp proves the two agree.
+// The ops call kernels::normalize_forward / normalize_backward below, which hold the one
+// switch between the two (use_fast_kernels); tests/ops/test_fast_kernels.cpp proves the two agree.
 
 #include <cstddef>
 #include <vector>
@@ -57,12 +57,23 @@ NormalizeForward normalize_forward;
 NormalizeBackward normalize_backward;
 }  // namespace fast
 
-// The one the ops use.
-#if TAPEGRAD_FAST_KERNELS
-namespace active = fast;
-#else
-namespace active = reference;
-#endif
+// The one switch: true runs the fast kernel, false the reference one. It starts as the CMake
+// option TAPEGRAD_FAST_KERNELS (ON by default, OFF in the debug preset); in gdb,
+// `set var tapegrad::kernels::use_fast_kernels = false` sends the next `step` into the reference.
+extern bool use_fast_kernels;
+
+// What the ops call: the kernel that use_fast_kernels picks.
+inline void normalize_forward(const double* x, double* y, const Layout& L, Statistics mode, double eps,
+                              std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
+  if (use_fast_kernels) fast::normalize_forward(x, y, L, mode, eps, stats, gamma, beta);
+  else reference::normalize_forward(x, y, L, mode, eps, stats, gamma, beta);
+}
+inline void normalize_backward(const double* x, const double* dy, const Layout& L,
+                               const std::vector<GroupStats>& stats, const double* gamma, Statistics mode,
+                               double* dx, double* dgamma, double* dbeta) {
+  if (use_fast_kernels) fast::normalize_backward(x, dy, L, stats, gamma, mode, dx, dgamma, dbeta);
+  else reference::normalize_backward(x, dy, L, stats, gamma, mode, dx, dgamma, dbeta);
+}
 
 // BatchNorm's running statistics, as PyTorch: running = (1 − momentum)·running + momentum·batch,
 // where running_var takes the *unbiased* batch variance (n/(n−1) times the biased one used to normalise).

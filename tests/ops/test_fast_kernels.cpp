@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include <xtensor/xadapt.hpp>
+
 #include "../../src/ops/normalize_kernel.hpp"
 #include "helpers.hpp"
 
@@ -119,4 +121,33 @@ TEST_CASE("normalize kernel: the two kernels do differ in their last bits (the t
   const Results fast = run(fast::normalize_forward, fast::normalize_backward, c);
   CHECK_FALSE(bitwise_equal(fast.dx, ref.dx));
   CHECK(close(fast.dx, ref.dx));
+}
+
+TEST_CASE("normalize kernel: the ops run the kernel that use_fast_kernels picks, in every build",
+          "[ops][kernel][layer_norm]") {
+  // The one switch (normalize_kernel.hpp): what gdb's `set var` flips. Rows of 1000 values,
+  // where the two kernels differ in their last bits, so each result shows which one ran.
+  const Case c{{Groups::rows, 64, 1000}, Statistics::centered, true};
+  const Results ref = run(reference::normalize_forward, reference::normalize_backward, c);
+  const Results fast = run(fast::normalize_forward, fast::normalize_backward, c);
+  auto as_array = [](const std::vector<double>& v, const Shape& s) { return Array(xt::adapt(v, s)); };
+  const Shape shape{64, 1000};
+  const Tensor x(as_array(values(64 * 1000, 1, 3.0), shape), true, "x");
+  const Tensor gamma(as_array(values(1000, 3), {1000}), true, "gamma"), beta(as_array(values(1000, 4), {1000}), true);
+  const Array dy = as_array(values(64 * 1000, 2), shape);
+  auto flat = [](const Array& a) { return std::vector<double>(a.begin(), a.end()); };
+
+  const bool start = use_fast_kernels;
+  for (const bool use_fast : {false, true}) {
+    INFO("use_fast_kernels = " << use_fast);
+    use_fast_kernels = use_fast;
+    const Results& expected = use_fast ? fast : ref;
+    Tensor xi = x.detach().requires_grad_(), g = gamma.detach().requires_grad_(), b = beta.detach().requires_grad_();
+    Tensor y = layer_norm(xi, {1000}, g, b);
+    y.backward(dy);
+    CHECK(bitwise_equal(flat(y.value()), expected.y));
+    CHECK(bitwise_equal(flat(xi.grad()), expected.dx));
+    CHECK(bitwise_equal(flat(g.grad()), expected.dgamma));
+  }
+  use_fast_kernels = start;
 }

@@ -1,10 +1,10 @@
 #pragma once
-// Normalization layers as functions, with fused hand-written backward passes
-// (PyTorch's semantics and defaults), and the same ops composed from
-// primitives (namespace tapegrad::composed) so tests can show both agree.
+// Normalization layers as functions, each one tape entry with a hand-written
+// backward (PyTorch's semantics and defaults), and the same ops composed from
+// primitives (namespace tapegrad::composed), every step on the tape.
 //
 // Optional tensors (weight, bias, running statistics) are passed as an
-// undefined Tensor{} when absent.
+// undefined Tensor{} when absent (PyTorch's None).
 //
 // Variance is computed in two passes, Σ(x − mean)² / N, never as
 // E[x²] − E[x]²: that one-pass formula cancels catastrophically when the mean
@@ -35,8 +35,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                   const Tensor& bias = {}, bool training = false, double momentum = 0.1, double eps = 1e-5);
 
 namespace composed {
-// The same three ops built from primitive ops (mean, sub, mul, sqrt, div, ...):
-// slower and with longer tapes, but their backward comes from autograd alone.
+// The same three ops built from primitive ops (mean, sub, mul, sqrt, div, ...): every
+// step is its own tape entry and the backward comes from autograd alone (slower, longer
+// tapes). model.use_composed() runs a model's norms this way; the tests check the fused
+// ops against these. BatchNorm's running statistics are updated in place, off the tape,
+// as in the fused op.
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = {},
                   const Tensor& bias = {}, double eps = 1e-5);
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = {},

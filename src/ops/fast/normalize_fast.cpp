@@ -7,7 +7,8 @@
 //   - unit-stride loops for rows (a template on the layout), which the compiler vectorizes
 //     for this machine's CPU (-march=native, TAPEGRAD_NATIVE; -ffp-contract=off keeps
 //     every rounding as written).
-// Used when TAPEGRAD_FAST_KERNELS is ON; tests/ops/test_fast_kernels.cpp checks it
+// Run while kernels::use_fast_kernels is true (it starts as TAPEGRAD_FAST_KERNELS, ON by
+// default; normalize_kernel.hpp); tests/ops/test_fast_kernels.cpp checks it
 // against the reference.
 #include <cmath>
 #include <cstdint>
