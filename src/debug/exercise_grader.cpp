@@ -427,7 +427,15 @@ std::string Report::to_string() const {
       out << (zh ? "第一个失败的用例：" : "first failing case: ") << first_failing_case
           << (zh ? "（--gdb 会停在这里）\n" : " (--gdb stops there)\n");
     out << (zh ? "诊断：" : "diagnosis: ") << diagnosis << "\n";
-    if (!hint.empty()) out << "  " << hint << "\n";
+    if (!hint.empty()) {  // wrapped at spaces, ~100 columns (a Chinese hint has few spaces: it stays long)
+      std::istringstream words(hint);
+      std::string word, line;
+      while (words >> word) {
+        if (!line.empty() && columns(line) + 1 + columns(word) > 98) out << "  " << line << "\n", line.clear();
+        line += (line.empty() ? "" : " ") + word;
+      }
+      if (!line.empty()) out << "  " << line << "\n";
+    }
   }
   out << result_line() << "\n";
   return out.str();
