@@ -130,8 +130,11 @@ check() {
       echo "every case passes: nothing for gdb to stop on"
       exit 0
     fi
-    for f in $(functions_of "$exercise"); do breaks+=(-ex "break -qualified $f"); done
-    echo "gdb: case $case_index in this process; it stops in your function (continue: the next one)" >&2
+    local function
+    function=$(sed -n 's/^\(first failing case\|第一个失败的用例\)[:：] *[0-9]* (\([a-z_]*\).*/\2/p' <<<"$out" | head -1)
+    [[ -z "$function" ]] && function=$(functions_of "$exercise")
+    for f in $function; do breaks+=(-ex "break -qualified $f"); done
+    echo "gdb: case $case_index in this process, stopped in $function (continue: to the end of the case)" >&2
     local batch=()
     [[ "${TAPEGRAD_EXERCISE_GDB_BATCH:-}" == 1 ]] && batch=(-batch -ex bt)
     # shellcheck disable=SC2068

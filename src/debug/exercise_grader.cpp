@@ -250,6 +250,7 @@ Report grade(const Spec& spec, const Options& options) {
     std::vector<bool> present, passed;
   };
   std::vector<CaseResult> results;
+  std::vector<std::string> row_function;  // the learner's function behind each row
   std::string first_error;
   bool value_failure = false, stopped = false;
 
@@ -260,6 +261,7 @@ Report grade(const Spec& spec, const Options& options) {
     if (stopped) {
       report.rows.push_back({static_cast<int>(ci), label, "-", false,
                              zh ? "未运行：前面的用例超时了" : "not run: an earlier case timed out"});
+      row_function.push_back("");
       continue;
     }
     const Outputs expected = spec.reference(c);
@@ -283,11 +285,13 @@ Report grade(const Spec& spec, const Options& options) {
           cr.passed[k0 + k] = cmp.passed;
           value_failure |= !cmp.passed;
           report.rows.push_back({static_cast<int>(ci), label, part.outputs[k], cmp.passed, cmp.detail});
+          row_function.push_back(part.function);
         }
       } else {
         const std::string id = run_error_id(r);
         if (first_error.empty()) first_error = id;
         report.rows.push_back({static_cast<int>(ci), label, part.function + "()", false, r.message});
+        row_function.push_back(part.function);
         if (r.status == RunResult::timeout) stopped = true;
       }
       k0 += part.outputs.size();
@@ -304,13 +308,15 @@ Report grade(const Spec& spec, const Options& options) {
       } else {
         report.rows.push_back({static_cast<int>(ci), label, what, false, r.message});
       }
+      row_function.push_back(forward.function);
     }
     results.push_back(std::move(cr));
   }
 
-  for (const CheckRow& row : report.rows)
-    if (!row.passed) {
-      report.first_failing_case = row.case_index;
+  for (std::size_t i = 0; i < report.rows.size(); ++i)
+    if (!report.rows[i].passed) {
+      report.first_failing_case = report.rows[i].case_index;
+      report.first_failing_function = row_function[i];
       break;
     }
   report.passed = report.first_failing_case < 0 && !report.rows.empty();
@@ -424,10 +430,18 @@ std::string Report::to_string() const {
   }
   if (!passed) {
     if (first_failing_case >= 0)
-      out << (zh ? "第一个失败的用例：" : "first failing case: ") << first_failing_case
-          << (zh ? "（--gdb 会停在这里）\n" : " (--gdb stops there)\n");
+      out << (zh ? "第一个失败的用例：" : "first failing case: ") << first_failing_case << " (" << first_failing_function
+          << (zh ? "；--gdb 会停在这里）\n" : "; --gdb stops there)\n");
     out << (zh ? "诊断：" : "diagnosis: ") << diagnosis << "\n";
-    if (!hint.empty()) out << "  " << hint << "\n";
+    if (!hint.empty()) {  // wrapped at spaces, ~100 columns (a Chinese hint has few spaces: it stays long)
+      std::istringstream words(hint);
+      std::string word, line;
+      while (words >> word) {
+        if (!line.empty() && columns(line) + 1 + columns(word) > 98) out << "  " << line << "\n", line.clear();
+        line += (line.empty() ? "" : " ") + word;
+      }
+      if (!line.empty()) out << "  " << line << "\n";
+    }
   }
   out << result_line() << "\n";
   return out.str();
@@ -460,27 +474,25 @@ std::string Report::to_html() const {
 std::ostream& operator<<(std::ostream& out, const Report& report) { return out << report.to_string(); }
 
 Report combine(const std::string& exercise, const std::vector<Report>& reports) {
+  // Case indices stay each report's own: `--case N` runs case N of every one (gdb stops in the first
+  // of the learner's functions it reaches).
   Report all;
   all.exercise = exercise;
   all.passed = !reports.empty();
-  int offset = 0;
   for (const Report& r : reports) {
     all.lang = r.lang;
-    int most = -1;
     for (CheckRow row : r.rows) {
-      most = std::max(most, row.case_index);
       row.case_name = r.exercise + " " + row.case_name;
-      row.case_index += offset;
       all.rows.push_back(row);
     }
     if (!r.passed && all.passed) {
       all.passed = false;
       all.diagnosis = r.diagnosis;
       all.hint = r.hint;
-      all.first_failing_case = r.first_failing_case + offset;
+      all.first_failing_case = r.first_failing_case;
+      all.first_failing_function = r.first_failing_function;
     }
     if (all.printed.empty()) all.printed = r.printed;
-    offset += most + 1;
   }
   return all;
 }

@@ -110,6 +110,7 @@ struct Report {
   std::string hint;     // two or three sentences: what went wrong and why
   std::string printed;  // what the learner's code printed (std::cout, std::cerr), first case only
   int first_failing_case = -1;
+  std::string first_failing_function;  // the learner's function whose result failed there first
 
   std::size_t failed_count() const;
   std::string result_line() const;  // "result: pass" or "result: fail diagnosis=<id>"
@@ -142,8 +143,9 @@ std::vector<ExerciseInfo> exercises(const std::string& lang = "");
 std::vector<std::string> catalogue_ids(const std::string& exercise);
 // "en" or "zh": `lang` if given, else $TAPEGRAD_LANG, else "en".
 std::string language(const std::string& lang = "");
-// Several reports as one (the blocks exercise checks three functions): rows and printing concatenated,
-// passed if all passed, the diagnosis of the first that failed.
+// Several reports as one (the blocks exercise checks three pairs of functions): rows (each case named
+// after its report) and printing concatenated, passed if all passed, the diagnosis and first failing
+// case of the first that failed; case indices stay each report's own.
 Report combine(const std::string& exercise, const std::vector<Report>& reports);
 // The command-line driver of scripts/exercise.sh: parses --lang, --case N, --in-process, prints the
 // report, returns 0 if it passed, else 1.
