@@ -59,7 +59,7 @@ std::string escape_html(const std::string& s) {
 
 std::string to_html(const Tensor& t) {
   if (!t.defined()) return "<p><b>Tensor</b> (undefined)</p>";
-  const TensorImpl& impl = *t.impl_;
+  const TensorImpl& impl = t.impl();
   std::ostringstream out;
   out << "<table class=\"tapegrad-tensor\">";
   out << "<tr><th style=\"text-align:left\" colspan=\"2\">Tensor";

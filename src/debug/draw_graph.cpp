@@ -89,7 +89,7 @@ bool is_parameter(const Tensor& x) { return x.is_leaf() && x.requires_grad() && 
 }  // namespace
 
 bool made_on(const Tape& t, const Tensor& x) {
-  const TensorImpl& impl = *x.impl_;
+  const TensorImpl& impl = x.impl();
   return impl.tape_index >= 0 && impl.tape_generation == t.generation &&
          static_cast<std::size_t>(impl.tape_index) < t.size() && t[impl.tape_index].output.same(x);
 }
@@ -98,17 +98,17 @@ std::vector<std::size_t> entries_behind(const Tape& t, const Tensor& root, const
   if (!root.defined()) throw Error(std::string(who) + ": the tensor is undefined (default-constructed)");
   if (root.is_leaf()) return {};
   if (!made_on(t, root))
-    throw AutogradError(std::string(who) + ": the graph of " + root.label() + " (output of '" + root.impl_->made_by +
+    throw AutogradError(std::string(who) + ": the graph of " + root.label() + " (output of '" + root.impl().made_by +
                         "') was released by backward() or tape().clear(). Draw it before backward(), or call "
                         "backward(/*retain_graph=*/true), or use backward_steps(loss), which shows the gradients "
                         "as they arrive");
-  const std::size_t last = static_cast<std::size_t>(root.impl_->tape_index);
+  const std::size_t last = static_cast<std::size_t>(root.impl().tape_index);
   std::vector<bool> needed(last + 1, false);
   needed[last] = true;
   for (std::size_t i = last + 1; i-- > 0;) {
     if (!needed[i]) continue;
     for (const Tensor& in : t[i].inputs)
-      if (made_on(t, in)) needed[static_cast<std::size_t>(in.impl_->tape_index)] = true;
+      if (made_on(t, in)) needed[static_cast<std::size_t>(in.impl().tape_index)] = true;
   }
   std::vector<std::size_t> entries;
   for (std::size_t i = 0; i <= last; ++i)
@@ -156,17 +156,17 @@ TapeGraph::TapeGraph(const Tape& t, std::vector<std::size_t> entries, const Draw
   const std::size_t none = units_.size();
   auto producer = [&](const Tensor& x) {
     if (!made_on(t, x)) return none;
-    auto it = unit_of_.find(static_cast<std::size_t>(x.impl_->tape_index));
+    auto it = unit_of_.find(static_cast<std::size_t>(x.impl().tape_index));
     return it == unit_of_.end() ? none : it->second;
   };
   std::map<const TensorImpl*, std::set<std::size_t>> consumers;
   for (std::size_t i : entries)
-    for (const Tensor& in : t[i].inputs) consumers[in.impl_.get()].insert(unit_of_.at(i));
+    for (const Tensor& in : t[i].inputs) consumers[&in.impl()].insert(unit_of_.at(i));
   // A tensor is drawn on its own unless only the box that made it uses it, or it is a parameter
   // that only one box of several entries uses (then the box counts it).
   auto shown = [&](const Tensor& x) {
     const std::size_t made_by = producer(x);
-    const auto& users = consumers[x.impl_.get()];
+    const auto& users = consumers[&x.impl()];
     if (made_by == none) {
       const bool inside = is_parameter(x) && users.size() == 1 && units_[*users.begin()].entry < 0;
       if (inside) units_[*users.begin()].params += 1;
@@ -178,12 +178,12 @@ TapeGraph::TapeGraph(const Tape& t, std::vector<std::size_t> entries, const Draw
     return users.empty();  // the root, or an output nobody used
   };
   auto visit = [&](const Tensor& x) {
-    if (ids_.count(x.impl_.get())) return;
+    if (ids_.count(&x.impl())) return;
     if (!shown(x)) {
-      ids_[x.impl_.get()] = "";
+      ids_[&x.impl()] = "";
       return;
     }
-    ids_[x.impl_.get()] = "t" + std::to_string(shown_.size());
+    ids_[&x.impl()] = "t" + std::to_string(shown_.size());
     shown_.push_back(x);
   };
   for (std::size_t i : entries) {
@@ -217,7 +217,7 @@ void TapeGraph::group_by_module() {
     if (!any) {
       long latest = -1;
       for (const Tensor& in : e.inputs)
-        if (made_on(tape_, in)) latest = std::max(latest, in.impl_->tape_index);
+        if (made_on(tape_, in)) latest = std::max(latest, in.impl().tape_index);
       auto it = latest >= 0 ? scope.find(static_cast<std::size_t>(latest)) : scope.end();
       if (it != scope.end()) s = it->second;
     }
@@ -295,7 +295,7 @@ void TapeGraph::group_by_module() {
 }
 
 std::string TapeGraph::tensor_id(const Tensor& x) const {
-  auto it = ids_.find(x.impl_.get());
+  auto it = ids_.find(&x.impl());
   return it == ids_.end() ? "" : it->second;
 }
 
@@ -369,8 +369,8 @@ std::string TapeGraph::dot(const std::function<std::string(const Tensor&)>* grad
     for (std::size_t i : unit.entries)
       for (const Tensor& in : tape_[i].inputs) {
         const std::string id = tensor_id(in);
-        const bool made_here = made_on(tape_, in) && unit_of_.count(static_cast<std::size_t>(in.impl_->tape_index)) &&
-                               unit_of_.at(static_cast<std::size_t>(in.impl_->tape_index)) == u;
+        const bool made_here = made_on(tape_, in) && unit_of_.count(static_cast<std::size_t>(in.impl().tape_index)) &&
+                               unit_of_.at(static_cast<std::size_t>(in.impl().tape_index)) == u;
         if (!id.empty() && !made_here && inputs.insert(id).second) out << "  " << id << " -> " << box << ";\n";
       }
     for (std::size_t i : unit.entries) {
@@ -401,7 +401,10 @@ Svg draw(const Tensor& root, const DrawOptions& options) { return Svg{render_svg
 Svg draw(const Tape& t, const DrawOptions& options) { return Svg{render_svg(draw_dot(t, options))}; }
 
 void retain_grads(const Tape& t) {
-  for (const TapeEntry& e : t.entries) e.output.impl_->retains_grad = true;
+  for (const TapeEntry& e : t.entries) {
+    Tensor output = e.output;  // a handle: the same tensor
+    output.retain_grad();
+  }
 }
 
 }  // namespace tapegrad

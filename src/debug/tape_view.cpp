@@ -17,7 +17,7 @@ using detail::made_on;
 
 // "#3 (2, 4)" for the output of entry 3, else the tensor's label.
 std::string ref(const Tape& t, const Tensor& x) {
-  return made_on(t, x) ? "#" + std::to_string(x.impl_->tape_index) + " " + x.label() : x.label();
+  return made_on(t, x) ? "#" + std::to_string(x.impl().tape_index) + " " + x.label() : x.label();
 }
 
 std::string norm_str(const Array& a) {
