@@ -10,7 +10,14 @@ the server and the browser bound to 127.0.0.1 and the server behind a token:
     until no cell shows In [*];
   * check the page: no error output, and what the notebook must show (--expect NB=selector:
     the Tensor's HTML table in 01, the plot's image in 06, the tables in 07);
+  * --svg NB: every draw() output (image/svg+xml, div.output_svg) is an <svg> the browser laid
+    out (a box of non-zero size) with the graph's nodes in it;
+  * --steps NB: backward_steps()'s output: moving its slider moves the highlighted entry (the
+    first frame after the seed highlights the last entry, the last frame entry #0), and the
+    play button steps through the frames by itself;
   * save a screenshot to DIR/NB.png.
+With --sweep-page TAPEGRAD_DEPTH it also runs a tiny sweep and opens its index.html from the file
+system (file://, no server): the summary table is there and every image on it has loaded.
 The server and the browser are ended by their process ids. Without chromium (or the
 notebook server, or python3-websocket) it prints "SKIP: ..." and exits 0; ctest reports
 the test as skipped.
@@ -103,7 +110,78 @@ def copy_notebook(src, dest_dir, include_dir, lib_dir):
     return dest
 
 
-def check_notebook(page, base, token, name, expect, out_dir, timeout):
+def check_svgs(page, name):
+    """Each draw() output is an SVG laid out by the browser, with its nodes."""
+    svgs = page.js("Array.from(document.querySelectorAll('.output_svg svg')).map(s => {"
+                   " const r = s.getBoundingClientRect();"
+                   " return [r.width, r.height, s.querySelectorAll('g.node').length]; })")
+    if not svgs:
+        return ["%s: no draw() output (.output_svg svg) on the page" % name]
+    bad = [s for s in svgs if s[0] <= 0 or s[1] <= 0 or s[2] == 0]
+    print("%s: %d SVG graphs rendered (width x height, nodes): %s" % (name, len(svgs), svgs))
+    return ["%s: SVGs not rendered (empty box or no nodes): %s" % (name, bad)] if bad else []
+
+
+def check_steps(page, name):
+    """backward_steps(): the slider moves the highlight; play steps on its own."""
+    problems = []
+    root = "document.querySelector('.tapegrad-steps')"
+    if not page.js("!!" + root):
+        return ["%s: no backward_steps() output (.tapegrad-steps) on the page" % name]
+
+    def at(k):
+        return page.js("(() => { const r = %s, s = r.querySelector('.tg-slider'); s.value = %d;"
+                       " s.dispatchEvent(new Event('input')); const c = r.querySelector('svg g.tg-current');"
+                       " return [c ? c.id : null, r.querySelector('.tg-caption').textContent,"
+                       " r.querySelectorAll('svg g.tg-arrived').length]; })()" % (root, k))
+    last = int(page.js(root + ".querySelector('.tg-slider').max"))
+    seed, first, final = at(0), at(1), at(last)
+    entries = last  # one frame per entry after the seed
+    print("%s: backward_steps frames 0, 1, %d highlight %s, %s, %s" % (name, last, seed[0], first[0], final[0]))
+    if seed[0] is not None:
+        problems.append("%s: the seed frame highlights %s (it should highlight no entry)" % (name, seed[0]))
+    if first[0] != "e%d" % (entries - 1) or final[0] != "e0":
+        problems.append("%s: the slider does not move the highlight through the tape in reverse: frame 1 -> %s "
+                        "(want e%d), frame %d -> %s (want e0)" % (name, first[0], entries - 1, last, final[0]))
+    if not first[2]:
+        problems.append("%s: frame 1 shows no tensor receiving a gradient" % name)
+    at(0)
+    page.js(root + ".querySelector('.tg-play').click(); true")
+    try:
+        wait_for("play to step", lambda: page.js(root + ".querySelector('.tg-slider').value !== '0'"), 10)
+    except TimeoutError as e:
+        problems.append("%s: the play button does not step: %s" % (name, e))
+    page.js("(() => { const b = %s.querySelector('.tg-play'); if (b.textContent.indexOf('pause') >= 0) b.click();"
+            " return true; })()" % root)
+    return problems
+
+
+def check_sweep_page(page, depth_bin, workdir, out_dir):
+    """A tiny sweep's index.html, opened from the file system."""
+    out = os.path.join(workdir, "sweep")
+    subprocess.run([depth_bin, "--placements", "post,pre", "--depths", "1,2", "--lrs", "0.01", "--warmups", "0",
+                    "--widths", "4", "--steps", "8", "--batch", "8", "--seeds", "0", "-j1", "--out", out],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    page.call("Page.navigate", url="file://" + os.path.join(out, "index.html"))
+    wait_for("the sweep page", lambda: page.js("document.readyState === 'complete' &&"
+                                                " document.querySelectorAll('table.summary').length === 1"), 60)
+    images = page.js("Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth])")
+    cells = page.js("document.querySelectorAll('table.summary td.trained, table.summary td.failed,"
+                    " table.summary td.mixed').length")
+    shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    with open(os.path.join(out_dir, "sweep_index.png"), "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+    print("sweep index.html: %d images %s, %d summary cells" % (len(images), images, cells))
+    problems = []
+    if not images or any(not complete or width <= 0 for _, complete, width in images):
+        problems.append("sweep index.html: images that did not load: %s" % images)
+    if cells != 4:
+        problems.append("sweep index.html: %d coloured summary cells, want 4 (2 placements x 2 depths)" % cells)
+    return problems
+
+
+def check_notebook(page, base, token, name, expect, out_dir, timeout, svg=False, steps=False):
     problems = []
     page.call("Page.enable")
     page.call("Page.navigate", url="%s/notebooks/%s?token=%s" % (base, name, token))
@@ -126,6 +204,10 @@ def check_notebook(page, base, token, name, expect, out_dir, timeout):
         count = page.js("document.querySelectorAll(%s).length" % json.dumps(selector))
         if not count:
             problems.append("%s: nothing on the page matches %s" % (name, selector))
+    if svg:
+        problems += check_svgs(page, name)
+    if steps:
+        problems += check_steps(page, name)
     shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
     png = os.path.join(out_dir, os.path.splitext(name)[0] + ".png")
     with open(png, "wb") as f:
@@ -143,6 +225,9 @@ def main():
                                                           "include"))
     ap.add_argument("--out", required=True, help="where the screenshots go")
     ap.add_argument("--expect", action="append", default=[], help="NB=css selector that must match")
+    ap.add_argument("--svg", action="append", default=[], help="NB whose draw() SVGs must render")
+    ap.add_argument("--steps", action="append", default=[], help="NB whose backward_steps() slider is checked")
+    ap.add_argument("--sweep-page", help="tapegrad-depth: run a tiny sweep and check its index.html")
     ap.add_argument("--timeout", type=float, default=300, help="seconds to run one notebook's cells")
     args = ap.parse_args()
 
@@ -188,8 +273,11 @@ def main():
             "http://127.0.0.1:%d/json" % debug_port, timeout=5)) if t.get("type") == "page"], 60)
         page = DevTools(targets[0]["webSocketDebuggerUrl"])
         for name in names:
-            problems += check_notebook(page, base, token, name, expect.get(name, []), args.out, args.timeout)
+            problems += check_notebook(page, base, token, name, expect.get(name, []), args.out, args.timeout,
+                                       svg=name in args.svg, steps=name in args.steps)
             page.js("Jupyter.notebook.session.delete(); true")  # shut its kernel down
+        if args.sweep_page:
+            problems += check_sweep_page(page, args.sweep_page, workdir, args.out)
     except Exception as e:
         problems.append("%s: %s" % (type(e).__name__, e))
     finally:

@@ -72,7 +72,8 @@ add_test(NAME notebook.learner_notebook
                  --lib-dir $<TARGET_FILE_DIR:tapegrad> --include-dir ${PROJECT_SOURCE_DIR}/include --seed 24 --cells 320)
 set_tests_properties(notebook.learner_notebook PROPERTIES LABELS notebook TIMEOUT 900 ENVIRONMENT "${_nb_env}")
 
-# Notebooks 01, 06 and 07 in the classic Notebook page in headless Chromium ("Run All"); the
+# Notebooks 01, 06 and 07 in the classic Notebook page in headless Chromium ("Run All"), with
+# the draw() SVGs of 01 and 06 and the backward_steps() slider of 01, and a tiny sweep's index.html; the
 # screenshots go to <build>/tests/notebook_browser/. Skipped (not passed) without chromium.
 add_test(NAME notebook.browser
          COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/browser_check.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT}
@@ -81,6 +82,8 @@ add_test(NAME notebook.browser
                  --expect "01_tensors_and_tape.ipynb=.output_html table"
                  --expect "06_post_vs_pre_norm.ipynb=.output_png img"
                  --expect "07_transformer_block.ipynb=.output_html table"
+                 --svg 01_tensors_and_tape.ipynb --svg 06_post_vs_pre_norm.ipynb --steps 01_tensors_and_tape.ipynb
+                 --sweep-page $<TARGET_FILE:tapegrad-depth>
                  ${PROJECT_SOURCE_DIR}/notebooks/01_tensors_and_tape.ipynb
                  ${PROJECT_SOURCE_DIR}/notebooks/06_post_vs_pre_norm.ipynb
                  ${PROJECT_SOURCE_DIR}/notebooks/07_transformer_block.ipynb)

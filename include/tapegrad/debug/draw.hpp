@@ -74,7 +74,7 @@ std::string graphviz_backend();
 
 // Calls retain_grad() on every output on the tape: a backward(retain_graph=true) afterwards
 // leaves every gradient in place, for draw() or tape_table().
-void retain_grads(const Tape& tape = tape());
+void retain_grads(const Tape& t = tape());
 
 // ---- backward step by step ----
 struct BackwardFrame {
