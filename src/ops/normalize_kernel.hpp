@@ -57,12 +57,11 @@ NormalizeForward normalize_forward;
 NormalizeBackward normalize_backward;
 }  // namespace fast
 
-// The one the ops use.
-#if TAPEGRAD_FAST_KERNELS
-namespace active = fast;
-#else
-namespace active = reference;
-#endif
+}  // namespace tapegrad::kernels
+
+#include "kernel_switch.hpp"  // kernels::active: the one the ops use
+
+namespace tapegrad::kernels {
 
 // BatchNorm's running statistics, as PyTorch: running = (1 − momentum)·running + momentum·batch,
 // where running_var takes the *unbiased* batch variance (n/(n−1) times the biased one used to normalise).
