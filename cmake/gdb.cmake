@@ -10,6 +10,10 @@
 if(CMAKE_SCRIPT_MODE_FILE)
   # ---- script mode: turn the Python file into a C++ file with the section ----
   file(READ "${IN}" hex HEX)
+  if(PREPEND)  # a module the script uses (tapegrad_graph.py), in front of it
+    file(READ "${PREPEND}" prepended HEX)
+    set(hex "${prepended}0a${hex}")
+  endif()
   string(LENGTH "${hex}" hex_length)
   # As 0x.. bytes, 24 per line: no quotes or backslashes to escape and get wrong.
   set(bytes "")
@@ -43,12 +47,13 @@ endif()
 # ---- configure mode: add the generated file to the library (ELF platforms only) ----
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   set(TAPEGRAD_GDB_PRINTERS ${CMAKE_CURRENT_LIST_DIR}/../tools/gdb/tapegrad_printers.py)
+  set(TAPEGRAD_GDB_GRAPH ${CMAKE_CURRENT_LIST_DIR}/../tools/gdb/tapegrad_graph.py)
   set(TAPEGRAD_GDB_SCRIPTS_CPP ${CMAKE_CURRENT_BINARY_DIR}/tapegrad_gdb_scripts.cpp)
   add_custom_command(
     OUTPUT ${TAPEGRAD_GDB_SCRIPTS_CPP}
-    COMMAND ${CMAKE_COMMAND} -DIN=${TAPEGRAD_GDB_PRINTERS} -DOUT=${TAPEGRAD_GDB_SCRIPTS_CPP}
-            -P ${CMAKE_CURRENT_LIST_FILE}
-    DEPENDS ${TAPEGRAD_GDB_PRINTERS} ${CMAKE_CURRENT_LIST_FILE}
+    COMMAND ${CMAKE_COMMAND} -DIN=${TAPEGRAD_GDB_PRINTERS} -DPREPEND=${TAPEGRAD_GDB_GRAPH}
+            -DOUT=${TAPEGRAD_GDB_SCRIPTS_CPP} -P ${CMAKE_CURRENT_LIST_FILE}
+    DEPENDS ${TAPEGRAD_GDB_PRINTERS} ${TAPEGRAD_GDB_GRAPH} ${CMAKE_CURRENT_LIST_FILE}
     COMMENT "Embedding the gdb pretty-printers in libtapegrad.so (.debug_gdb_scripts)"
     VERBATIM)
   target_sources(tapegrad PRIVATE ${TAPEGRAD_GDB_SCRIPTS_CPP})

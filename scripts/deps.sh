@@ -9,7 +9,8 @@ set -euo pipefail
 lock_timeout="${TAPEGRAD_APT_LOCK_TIMEOUT:-600}"
 
 build=(cmake make g++ pkg-config libxtensor-dev libxtensor-blas-dev libopenblas-dev
-       catch2 libcli11-dev nlohmann-json3-dev ccache)
+       catch2 libcli11-dev nlohmann-json3-dev ccache
+       libgraphviz-dev)  # draw(): Graphviz's layout library
 lab=(gnuplot-nox)
 # The notebooks' Jupyter kernel (kernel/): xeus 2.4.1 and clang 22's incremental interpreter.
 kernel=(xeus-dev libzmq3-dev libclang-22-dev libclang-cpp22-dev llvm-22-dev clang-22 libclang-common-22-dev)

@@ -17,6 +17,7 @@
 #include "tapegrad/autograd/random.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/debug/tape_view.hpp"
+#include "tapegrad/debug/draw.hpp"
 #include "tapegrad/autograd/tensor.hpp"
 #include "tapegrad/debug/display.hpp"
 #include "tapegrad/ops/activation.hpp"

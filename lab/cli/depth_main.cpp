@@ -3,7 +3,8 @@
 // depths, learning rates, warmups and seeds, and reports where each one breaks.
 //
 // main reads the command line (command_line.cpp), checks it once (check_command_line.cpp),
-// and hands it to one run mode: sweep_command.cpp, merge_command.cpp or dump_command.cpp.
+// and hands it to one run mode: sweep_command.cpp, merge_command.cpp or dump_command.cpp
+// (`tapegrad-depth report DIR`: report_command.cpp).
 // The lab's pieces are in lab/include/tapegrad/lab/; --help for use.
 
 #include <atomic>
@@ -12,6 +13,7 @@
 
 #include "command.hpp"
 #include "exit_status.hpp"
+#include "report.hpp"
 
 extern "C" void openblas_set_num_threads(int num_threads);  // OpenBLAS's own API (cblas.h does not declare it)
 
@@ -30,6 +32,7 @@ int main(int argc, char** argv) {
   using namespace tapegrad::lab::cli;
   openblas_set_num_threads(1);  // one BLAS thread per run; the runs themselves are parallel
 
+  if (argc >= 2 && std::string(argv[1]) == "report") return run_report_command(argc, argv);
   CommandLine line;
   if (const auto status = parse_command_line(argc, argv, line)) return *status;
   std::signal(SIGINT, on_signal);

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "tapegrad/lab/files.hpp"
+#include "tapegrad/lab/html_report.hpp"
 #include "tapegrad/lab/plots.hpp"
 #include "tapegrad/lab/results_store.hpp"
 #include "tapegrad/lab/summary.hpp"
@@ -38,6 +39,7 @@ void report_results(const std::string& out, const SweepGrid& grid, const std::ve
   const std::string table = summary_table(grid, a.outcomes);
   write_file_atomically((fs::path(out) / "summary.txt").string(), table);
   std::cout << "\n" << table;
+  std::cout << "Page: " << write_html_report(out, grid, a.outcomes, table) << " (open it in a browser)\n";
 }
 
 }  // namespace tapegrad::lab::cli

@@ -10,6 +10,10 @@ namespace tapegrad::lab::cli {
 
 // Assembles the CSVs of `runs` in out, draws the plots (if asked and gnuplot is there),
 // prints the summary table and saves it as summary.txt.
+// Then writes index.html (html_report.hpp).
 void report_results(const std::string& out, const SweepGrid& grid, const std::vector<RunConfig>& runs, bool plots);
+
+// tapegrad-depth report DIR (report_command.cpp): report_results again for DIR's sweep.json.
+int run_report_command(int argc, char** argv);
 
 }  // namespace tapegrad::lab::cli

@@ -21,10 +21,14 @@ namespace fs = std::filesystem;
 namespace {
 
 // The runs of this shard still to train. --resume keeps finished runs and redoes damaged
-// ones (saying so); a fresh sweep starts from an empty runs/.
+// ones (saying so); a fresh sweep starts from an empty runs/, and says so when it replaces an
+// earlier sweep's runs (running scripts/lab.sh twice trains the sweep again, never half of it).
 std::vector<RunConfig> runs_to_do(const Command& c, const std::vector<RunConfig>& mine) {
   if (!c.resume) {
-    remove_all_runs(c.out);
+    const std::size_t earlier = remove_all_runs(c.out);
+    if (earlier > 0)
+      std::cout << "tapegrad-depth: " << c.out << " held " << earlier
+                << " runs of an earlier sweep: they are replaced by this one (--resume keeps finished runs)\n";
     return mine;
   }
   remove_partial_runs(c.out);

@@ -183,7 +183,14 @@ void remove_partial_runs(const std::string& out) {
     if (entry.path().filename().string().rfind(kTmpPrefix, 0) == 0) fs::remove_all(entry.path());
 }
 
-void remove_all_runs(const std::string& out) { fs::remove_all(runs_dir(out)); }
+std::size_t remove_all_runs(const std::string& out) {
+  std::size_t runs = 0;
+  if (fs::is_directory(runs_dir(out)))
+    for (const auto& entry : fs::directory_iterator(runs_dir(out)))
+      if (entry.path().filename().string().rfind(kTmpPrefix, 0) != 0) ++runs;
+  fs::remove_all(runs_dir(out));
+  return runs;
+}
 
 Assembly assemble(const std::string& out, const std::vector<RunConfig>& runs) {
   Assembly a;

@@ -1,8 +1,13 @@
 #include "tapegrad/lab/sweep_runner.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "tapegrad/lab/depth_run.hpp"
@@ -16,6 +21,23 @@ double cost(const RunConfig& c) {
   return static_cast<double>(c.steps) * static_cast<double>(c.batch) * static_cast<double>(c.depth + 1) *
          static_cast<double>(c.d) * static_cast<double>(c.d);
 }
+// The tests' hold point (TAPEGRAD_LAB_HOLD_AFTER_RUNS=N:FILE): once N runs are saved, write FILE
+// and start no further run until the sweep is stopped (SIGINT/SIGTERM, or a kill). A test that
+// interrupts, cancels or requeues a sweep "after some of its runs finished" waits for FILE instead
+// of sleeping, so a faster build cannot finish every run before the signal arrives.
+struct HoldPoint {
+  std::size_t after_runs = 0;
+  std::string file;
+};
+std::optional<HoldPoint> hold_point_from_environment() {
+  const char* value = std::getenv("TAPEGRAD_LAB_HOLD_AFTER_RUNS");
+  if (!value) return std::nullopt;
+  const std::string text = value;
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw std::invalid_argument("TAPEGRAD_LAB_HOLD_AFTER_RUNS: expected N:FILE, got \"" + text + "\"");
+  return HoldPoint{static_cast<std::size_t>(std::stoul(text.substr(0, colon))), text.substr(colon + 1)};
+}
 }  // namespace
 
 SweepRunOutcome run_all(const std::vector<RunConfig>& pending, const SweepRunOptions& options) {
@@ -28,9 +50,13 @@ SweepRunOutcome run_all(const std::vector<RunConfig>& pending, const SweepRunOpt
   std::mutex mutex;  // guards done, error and on_run_done
   std::size_t done = 0;
   std::exception_ptr error;
+  const std::optional<HoldPoint> hold = hold_point_from_environment();
+  std::atomic<bool> holding{false};
 
   auto worker = [&] {
     for (std::size_t i = next++; i < order.size() && !stopping(); i = next++) {
+      while (holding && !stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (stopping()) return;
       try {
         RunResult r = run_experiment(order[i], options.stop);
         if (r.log.interrupted) return;
@@ -38,6 +64,10 @@ SweepRunOutcome run_all(const std::vector<RunConfig>& pending, const SweepRunOpt
         std::lock_guard<std::mutex> lock(mutex);
         ++done;
         if (options.on_run_done) options.on_run_done(done, order.size());
+        if (hold && done == hold->after_runs) {
+          holding = true;
+          std::ofstream(hold->file) << done << " runs saved\n";
+        }
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
         if (!error) error = std::current_exception();

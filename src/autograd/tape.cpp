@@ -1,6 +1,7 @@
 #include "tapegrad/autograd/tape.hpp"
 
-#include "tapegrad/debug/anomaly.hpp"
+#include "engine_access.hpp"
+#include "tapegrad/autograd/hooks.hpp"
 
 #include <iomanip>
 #include <sstream>
@@ -12,6 +13,7 @@ namespace {
 // this .cpp (not in a header) so that notebooks never JIT a thread_local.
 thread_local Tape this_thread_tape;
 thread_local bool grad_enabled = true;
+thread_local const AutogradHook* hook = nullptr;  // anomaly mode's, while it is on
 }  // namespace
 
 Tape& tape() { return this_thread_tape; }
@@ -24,8 +26,15 @@ no_grad::~no_grad() { grad_enabled = previous_; }
 enable_grad::enable_grad() : previous_(grad_enabled) { grad_enabled = true; }
 enable_grad::~enable_grad() { grad_enabled = previous_; }
 
+const AutogradHook* autograd_hook() { return hook; }
+const AutogradHook* set_autograd_hook(const AutogradHook* h) {
+  const AutogradHook* previous = hook;
+  hook = h;
+  return previous;
+}
+
 void Tape::clear() {
-  for (TapeEntry& e : entries) e.output.impl_->graph_released = true;
+  for (TapeEntry& e : entries) EngineAccess::impl(e.output).graph_released = true;
   entries.clear();
   ++generation;
 }
@@ -51,12 +60,11 @@ Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardF
   }
   const bool recorded = any_requires_grad && is_grad_enabled();
   Tape& t = tape();
-  // Anomaly mode checks every op, recorded or not: a NaN made under no_grad is still a NaN.
-  if (is_anomaly_enabled())
-    check_forward_anomaly(op, inputs, output.value(), recorded ? static_cast<long>(t.entries.size()) : -1);
+  // A debug hook (anomaly mode) sees every op, recorded or not: a NaN made under no_grad is still a NaN.
+  if (hook) hook->after_forward(op, inputs, output.value(), recorded ? static_cast<long>(t.entries.size()) : -1);
   if (!recorded) return output;
 
-  TensorImpl& out = *output.impl_;
+  TensorImpl& out = EngineAccess::impl(output);
   out.requires_grad = true;
   out.made_by = op;
   out.tape_index = static_cast<long>(t.entries.size());
@@ -64,7 +72,7 @@ Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardF
 
   TapeEntry entry;
   entry.op = op;
-  for (const Tensor& in : inputs) entry.input_versions.push_back(in.impl_->version);
+  for (const Tensor& in : inputs) entry.input_versions.push_back(EngineAccess::impl(in).version);
   entry.inputs = std::move(inputs);
   entry.output = output;
   entry.backward = std::move(backward);

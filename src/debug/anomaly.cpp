@@ -2,6 +2,8 @@
 // NaN/Inf and throw at the first op that makes one.
 #include "tapegrad/debug/anomaly.hpp"
 
+#include "tapegrad/autograd/hooks.hpp"
+
 #include <cmath>
 #include <algorithm>
 #include <sstream>
@@ -12,8 +14,6 @@
 namespace tapegrad {
 
 namespace {
-// Lives in this .cpp, like grad mode in tape.cpp: no thread_local in headers.
-thread_local bool anomaly_enabled = false;
 
 // Where the NaN/Inf values of an array are.
 struct BadValues {
@@ -80,7 +80,7 @@ std::string describe_inputs(const std::vector<Tensor>& inputs) {
   std::ostringstream out;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     out << "\n  input " << k << ": " << inputs[k].label();
-    const TensorImpl& in = *inputs[k].impl_;
+    const TensorImpl& in = inputs[k].impl();
     if (!in.made_by.empty()) out << ", made by '" << in.made_by << "' (" << position(in.tape_index) << ")";
     const BadValues bad = scan(inputs[k].value());
     if (bad.count())
@@ -99,11 +99,17 @@ std::string value_at_if_same_shape(const Tensor& t, const Array& like, std::size
 
 }  // namespace
 
-bool is_anomaly_enabled() { return anomaly_enabled; }
-void set_detect_anomaly(bool enabled) { anomaly_enabled = enabled; }
+// Anomaly mode is on while its checks are the engine's hook (this thread's, as grad mode is).
+const AutogradHook anomaly_checks{check_forward_anomaly, run_backward_checked};
 
-detect_anomaly::detect_anomaly(bool enabled) : previous_(anomaly_enabled) { anomaly_enabled = enabled; }
-detect_anomaly::~detect_anomaly() { anomaly_enabled = previous_; }
+bool is_anomaly_enabled() { return autograd_hook() == &anomaly_checks; }
+void set_detect_anomaly(bool enabled) {
+  if (enabled) set_autograd_hook(&anomaly_checks);
+  else if (is_anomaly_enabled()) set_autograd_hook(nullptr);
+}
+
+detect_anomaly::detect_anomaly(bool enabled) : previous_(is_anomaly_enabled()) { set_detect_anomaly(enabled); }
+detect_anomaly::~detect_anomaly() { set_detect_anomaly(previous_); }
 
 void check_forward_anomaly(const char* op, const std::vector<Tensor>& inputs, const Array& value, long tape_index) {
   const BadValues bad = scan(value);
@@ -136,14 +142,14 @@ void run_backward_checked(const TapeEntry& e, const Array& grad_output, std::siz
   // non-finite is this op's doing (a leaf may carry a NaN from an earlier pass).
   std::vector<bool> finite_before(e.inputs.size());
   for (std::size_t k = 0; k < e.inputs.size(); ++k) {
-    const TensorImpl& in = *e.inputs[k].impl_;
+    const TensorImpl& in = e.inputs[k].impl();
     finite_before[k] = !in.has_grad || scan(in.grad).count() == 0;
   }
 
   e.backward(grad_output, e);
 
   for (std::size_t k = 0; k < e.inputs.size(); ++k) {
-    const TensorImpl& in = *e.inputs[k].impl_;
+    const TensorImpl& in = e.inputs[k].impl();
     if (!finite_before[k] || !in.has_grad) continue;
     const BadValues bad = scan(in.grad);
     if (bad.count() == 0) continue;

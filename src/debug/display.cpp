@@ -13,20 +13,6 @@ namespace {
 constexpr std::size_t kMaxRows = 12;
 constexpr std::size_t kMaxCols = 12;
 
-std::string escape_html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -57,9 +43,23 @@ std::string grid(const Array& a) {
 
 }  // namespace
 
+std::string escape_html(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string to_html(const Tensor& t) {
   if (!t.defined()) return "<p><b>Tensor</b> (undefined)</p>";
-  const TensorImpl& impl = *t.impl_;
+  const TensorImpl& impl = t.impl();
   std::ostringstream out;
   out << "<table class=\"tapegrad-tensor\">";
   out << "<tr><th style=\"text-align:left\" colspan=\"2\">Tensor";

@@ -1,9 +1,10 @@
-// tape_table() and to_dot(): the tape as a table and as a Graphviz graph.
+// tape_table() and to_dot(): the tape as a table and as a Graphviz graph (drawn by draw_graph.cpp).
 #include "tapegrad/debug/tape_view.hpp"
+
+#include "draw_graph.hpp"
 
 #include <cmath>
 #include <iomanip>
-#include <map>
 #include <sstream>
 
 #include <xtensor/xnorm.hpp>
@@ -12,16 +13,11 @@ namespace tapegrad {
 
 namespace {
 
-// Is `x` the output of an entry of this tape (and not of an older, released one)?
-bool made_on(const Tape& t, const Tensor& x) {
-  const TensorImpl& impl = *x.impl_;
-  return impl.tape_index >= 0 && impl.tape_generation == t.generation &&
-         static_cast<std::size_t>(impl.tape_index) < t.size() && t[impl.tape_index].output.same(x);
-}
+using detail::made_on;
 
 // "#3 (2, 4)" for the output of entry 3, else the tensor's label.
 std::string ref(const Tape& t, const Tensor& x) {
-  return made_on(t, x) ? "#" + std::to_string(x.impl_->tape_index) + " " + x.label() : x.label();
+  return made_on(t, x) ? "#" + std::to_string(x.impl().tape_index) + " " + x.label() : x.label();
 }
 
 std::string norm_str(const Array& a) {
@@ -66,20 +62,6 @@ std::string format_rows(const std::vector<std::vector<std::string>>& rows) {
   return out.str();
 }
 
-// A string as a dot label: quotes and backslashes escaped, newlines as \n.
-std::string dot_quote(const std::string& s) {
-  std::string q = "\"";
-  for (char ch : s) {
-    if (ch == '\n') {
-      q += "\\n";  // dot's line break inside a label
-      continue;
-    }
-    if (ch == '"' || ch == '\\') q += '\\';
-    q += ch;
-  }
-  return q + '"';
-}
-
 }  // namespace
 
 std::string tape_table(const Tape& t) {
@@ -104,42 +86,6 @@ std::string tape_table(const Tape& t) {
   return out.str();
 }
 
-std::string to_dot(const Tape& t) {
-  std::ostringstream out;
-  out << "digraph tape {\n"
-      << "  rankdir=TB;\n"
-      << "  node [fontname=\"monospace\", fontsize=10];\n"
-      << "  edge [fontname=\"monospace\", fontsize=9];\n";
-  std::map<const TensorImpl*, std::string> ids;  // one node per tensor, however often it is used
-  auto node = [&](const Tensor& x, const char* fill) {
-    auto [it, added] = ids.emplace(x.impl_.get(), "t" + std::to_string(ids.size()));
-    if (added) {
-      std::string label = x.name().empty() ? "" : x.name() + "\n";
-      label += shape_str(x.shape());
-      if (x.has_grad()) label += "\ngrad |" + norm_str(x.grad()) + "|";
-      out << "  " << it->second << " [shape=ellipse, style=filled, fillcolor=" << fill
-          << ", label=" << dot_quote(label) << "];\n";
-    }
-    return it->second;
-  };
-  for (const Tensor& x : leaves(t)) node(x, x.requires_grad() ? "lightblue" : "white");
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    const TapeEntry& e = t[i];
-    const std::string op = "op" + std::to_string(i);
-    out << "  " << op << " [shape=box, style=\"rounded,filled\", fillcolor=lightgrey, label="
-        << dot_quote("#" + std::to_string(i) + " " + e.op) << "];\n";
-    // node() may write the tensor's declaration, so call it before starting an edge line.
-    for (std::size_t k = 0; k < e.inputs.size(); ++k) {
-      const std::string in = node(e.inputs[k], "lightyellow");
-      out << "  " << in << " -> " << op;
-      if (e.inputs.size() > 1) out << " [label=\"" << k << "\"]";
-      out << ";\n";
-    }
-    const std::string result = node(e.output, "lightyellow");
-    out << "  " << op << " -> " << result << ";\n";
-  }
-  out << "}\n";
-  return out.str();
-}
+std::string to_dot(const Tape& t) { return draw_dot(t); }  // draw_graph.cpp
 
 }  // namespace tapegrad

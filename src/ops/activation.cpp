@@ -10,13 +10,53 @@
 namespace tapegrad {
 
 namespace {
-kernels::Gelu parse_gelu_approximate(const std::string& approximate, const Tensor& x) {
-  if (approximate == "none") return kernels::Gelu::exact;
-  if (approximate == "tanh") return kernels::Gelu::tanh;
-  throw Error("gelu: approximate must be \"none\" or \"tanh\" (as in torch.nn.functional.gelu), got \"" +
-              approximate + "\" for input " + x.label());
+
+struct ActivationName {
+  Activation activation;
+  const char* name;
+};
+// The activations' names, and the values of gelu's `approximate` (torch.nn.functional.gelu's).
+const ActivationName activation_names[] = {
+    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::gelu_tanh, "gelu_tanh"}};
+const ActivationName gelu_approximations[] = {{Activation::gelu, "none"}, {Activation::gelu_tanh, "tanh"}};
+
+// The one parser: the entry of `names` called `name`, else an Error
+// "<who>: <what> must be "a", "b" or "c"<note>, got "name"<context>".
+template <std::size_t N>
+Activation parse_name(const ActivationName (&names)[N], const std::string& name, const std::string& who,
+                      const char* what, const char* note = "", const std::string& context = "") {
+  std::string choices;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (name == names[i].name) return names[i].activation;
+    choices += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string("\"") + names[i].name + '"';
+  }
+  throw Error(who + ": " + what + " must be " + choices + note + ", got \"" + name + '"' + context);
 }
+
+// gelu or gelu_tanh, recorded under that name.
+Tensor gelu_op(const Tensor& x, Activation activation) {
+  const kernels::Gelu kind = kernels::gelu_kind(activation);
+  return record(activation == Activation::gelu ? "gelu" : "gelu_tanh", {x}, kernels::gelu_forward(x.value(), kind),
+                [kind](const Array& dy, const TapeEntry& e) {
+                  gelu_backward(dy, e.inputs[0], kind == kernels::Gelu::tanh);
+                });
+}
+
 }  // namespace
+
+Activation parse_activation(const char* who, const std::string& name) {
+  return parse_name(activation_names, name, who, "activation");
+}
+
+std::string to_string(Activation activation) {
+  for (const auto& [act, name] : activation_names)
+    if (act == activation) return name;
+  return "?";
+}
+
+Tensor apply_activation(const Tensor& x, Activation activation) {
+  return activation == Activation::relu ? relu(x) : gelu_op(x, activation);
+}
 
 // relu:  y = max(x, 0);  dx = dy ⊙ [not x ≤ 0]  (a NaN passes dy, as in torch; the kernel reads the sign from x)
 TAPEGRAD_BACKWARD void relu_backward(const Array& dy, const Tensor& x) {
@@ -40,11 +80,8 @@ TAPEGRAD_BACKWARD void gelu_backward(const Array& dy, const Tensor& x, bool tanh
 }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
-  const kernels::Gelu kind = parse_gelu_approximate(approximate, x);
-  return record(kind == kernels::Gelu::exact ? "gelu" : "gelu_tanh", {x}, kernels::gelu_forward(x.value(), kind),
-                [kind](const Array& dy, const TapeEntry& e) {
-                  gelu_backward(dy, e.inputs[0], kind == kernels::Gelu::tanh);
-                });
+  return gelu_op(x, parse_name(gelu_approximations, approximate, "gelu", "approximate",
+                               " (as in torch.nn.functional.gelu)", " for input " + x.label()));
 }
 
 // tanh:  y = tanh x;  dx = dy ⊙ (1 − y²)

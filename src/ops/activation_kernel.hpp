@@ -8,6 +8,7 @@
 #include <xtensor/xmath.hpp>
 
 #include "tapegrad/autograd/tensor.hpp"
+#include "tapegrad/ops/activation.hpp"
 
 namespace tapegrad::kernels {
 
@@ -37,6 +38,7 @@ inline void relu_backward(const double* sign, const double* dy, double* dx, std:
 // tanh:   y = x/2 (1 + tanh(u)), u = √(2/π)(x + 0.044715 x³)
 //         dy/dx = ½(1 + t) + ½ x (1 − t²) √(2/π)(1 + 3·0.044715 x²),  t = tanh(u)
 enum class Gelu { exact, tanh };
+inline Gelu gelu_kind(Activation activation) { return activation == Activation::gelu_tanh ? Gelu::tanh : Gelu::exact; }
 
 namespace gelu_constants {
 const double inv_sqrt2 = 1.0 / std::sqrt(2.0);           // Φ(x) = ½(1 + erf(x/√2))

@@ -1,11 +1,10 @@
-// feed_forward: the FFN's two linears and activation, forward and backward side by side.
+// feed_forward: the FFN's two linears and activation as one op, forward and backward side by side.
 #include "tapegrad/ops/feed_forward.hpp"
 
 #include "activation_kernel.hpp"
 #include "linear_kernel.hpp"
 #include "product_grad.hpp"
 #include "tapegrad/autograd/tape.hpp"
-#include "tapegrad/ops/activation.hpp"
 #include "tapegrad/ops/linear.hpp"
 
 namespace tapegrad {
@@ -13,101 +12,109 @@ namespace tapegrad {
 using blas::as_matrix;
 using kernels::LinearShape;
 
-namespace {
-const std::pair<Activation, const char*> activation_names[] = {
-    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::gelu_tanh, "gelu_tanh"}};
-
-kernels::Gelu gelu_kind(Activation act) { return act == Activation::gelu ? kernels::Gelu::exact : kernels::Gelu::tanh; }
-}  // namespace
-
-Activation parse_activation(const char* who, const std::string& name) {
-  for (const auto& [act, n] : activation_names)
-    if (name == n) return act;
-  throw Error(std::string(who) + ": activation must be \"relu\", \"gelu\" or \"gelu_tanh\", got \"" + name + "\"");
-}
-
-std::string to_string(Activation activation) {
-  for (const auto& [act, n] : activation_names)
-    if (act == activation) return n;
-  return "?";
-}
-
 // What feed_forward saves for its backward: the two linears' shapes, the activation,
 // its output a and (GELU only) its input h.
 struct FeedForwardSaved {
-  LinearShape up, down;  // x → h (rows, hidden),  a → y (rows, out)
+  LinearShape up;    // h = x W1ᵀ + b1:  x (rows, in) -> h (rows, hidden)
+  LinearShape down;  // y = a W2ᵀ + b2:  a (rows, hidden) -> y (rows, out)
   Activation activation;
   Array h;  // empty for ReLU, whose derivative [h > 0] = [a > 0] needs only a
   Array a;
 };
 
-TAPEGRAD_BACKWARD void feed_forward_backward(const Array& dy, const Tensor& x, const Tensor& w1, const Tensor* b1,
-                                             const Tensor& w2, const Tensor* b2, const FeedForwardSaved& saved);
+TAPEGRAD_BACKWARD void feed_forward_backward(const Array& dy, const Tensor& x, const Tensor& w1, const Tensor& b1,
+                                             const Tensor& w2, const Tensor& b2, const FeedForwardSaved& saved);
 
-// ---- y = a W2ᵀ + b2,  a = act(h),  h = x W1ᵀ + b1 ----
-// ReLU is applied in place on h, so a overwrites h and only a is kept; GELU's
-// derivative needs h, so both are kept.
-Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
-                    Activation activation) {
+namespace {
+
+const double* data_or_null(const Tensor& t) { return t.defined() ? t.value().data() : nullptr; }
+bool wants_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
+
+// The two linears' shapes, or a ShapeError saying which tensor does not fit.
+FeedForwardSaved check_shapes(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
+                              const Tensor& b2) {
   FeedForwardSaved saved;
-  saved.activation = activation;
   saved.up = kernels::check_linear("feed_forward", [&] { return "input " + x.label(); }, x.shape(), "w1", w1, "b1", b1);
   Shape hidden_shape = x.shape();
   hidden_shape.back() = saved.up.out;
-  saved.down = kernels::check_linear("feed_forward",
-                                     [&] { return "the hidden layer x w1ᵀ " + shape_str(hidden_shape); },
+  saved.down = kernels::check_linear("feed_forward", [&] { return "the hidden layer x w1ᵀ " + shape_str(hidden_shape); },
                                      hidden_shape, "w2", w2, "b2", b2);
-  const LinearShape& s1 = saved.up;
-  const LinearShape& s2 = saved.down;
+  return saved;
+}
 
-  Array h = Array::from_shape({s1.rows, s1.out});  // (rows, hidden): x's leading axes flattened
-  kernels::linear_forward(x.value().data(), s1, w1.value(), b1.defined() ? b1.value().data() : nullptr, h.data());
-  if (activation == Activation::relu) {
+// a = act(h), kept for the backward. ReLU is applied in place, so a overwrites h and
+// only a is kept; GELU's derivative needs h, so both are kept.
+void activate_and_keep(Array h, FeedForwardSaved& saved) {
+  if (saved.activation == Activation::relu) {
     kernels::relu_forward(h.data(), h.data(), h.size());
     saved.a = std::move(h);
   } else {
-    saved.a = kernels::gelu_forward(h, gelu_kind(activation));
+    saved.a = kernels::gelu_forward(h, kernels::gelu_kind(saved.activation));
     saved.h = std::move(h);
   }
-  Shape y_shape = x.shape();
-  y_shape.back() = s2.out;
-  Array y = Array::from_shape(y_shape);
-  kernels::linear_forward(saved.a.data(), s2, w2.value(), b2.defined() ? b2.value().data() : nullptr, y.data());
+}
 
+// da ⊙ act'(h), in da's buffer.
+void multiply_by_activation_derivative(Array& da, const FeedForwardSaved& saved) {
+  if (saved.activation == Activation::relu) kernels::relu_backward(saved.a.data(), da.data(), da.data(), da.size());
+  else da *= kernels::gelu_derivative(saved.h, kernels::gelu_kind(saved.activation));
+}
+
+// Where the inputs went on the tape entry (b1 and b2 may be absent).
+struct FeedForwardSlots {
+  int x, w1, b1, w2, b2;
+};
+
+// Records the op: inputs x, w1, b1, w2, b2 (those given); the lambda unpacks the entry
+// and calls the named backward.
+Tensor record_feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
+                           Array y, FeedForwardSaved saved) {
   OpInputs inputs;
-  inputs.add(x);
-  inputs.add(w1);
-  const int b1_slot = inputs.add(b1);
-  const int w2_slot = inputs.add(w2);
-  const int b2_slot = inputs.add(b2);
+  const FeedForwardSlots at{inputs.add(x), inputs.add(w1), inputs.add(b1), inputs.add(w2), inputs.add(b2)};
   return record("feed_forward", std::move(inputs.tensors), std::move(y),
-                [b1_slot, w2_slot, b2_slot, saved = std::move(saved)](const Array& dy, const TapeEntry& e) {
-                  feed_forward_backward(dy, e.inputs[0], e.inputs[1], input_at(e, b1_slot), *input_at(e, w2_slot),
-                                        input_at(e, b2_slot), saved);
+                [at, saved = std::move(saved)](const Array& dy, const TapeEntry& e) {
+                  feed_forward_backward(dy, e.inputs[at.x], e.inputs[at.w1], optional_input(e, at.b1),
+                                        e.inputs[at.w2], optional_input(e, at.b2), saved);
                 });
+}
+
+}  // namespace
+
+// ---- y = a W2ᵀ + b2,  a = act(h),  h = x W1ᵀ + b1 ----
+// x's leading axes are flattened into rows: x (rows, in), h and a (rows, hidden), y (rows, out).
+Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
+                    Activation activation) {
+  FeedForwardSaved saved = check_shapes(x, w1, b1, w2, b2);
+  saved.activation = activation;
+
+  Array h = Array::from_shape({saved.up.rows, saved.up.out});  // (rows, hidden)
+  kernels::linear_forward(x.value().data(), saved.up, w1.value(), data_or_null(b1), h.data());
+  activate_and_keep(std::move(h), saved);
+  Shape y_shape = x.shape();  // (..., out)
+  y_shape.back() = saved.down.out;
+  Array y = Array::from_shape(y_shape);
+  kernels::linear_forward(saved.a.data(), saved.down, w2.value(), data_or_null(b2), y.data());
+  return record_feed_forward(x, w1, b1, w2, b2, std::move(y), std::move(saved));
 }
 
 // backward: db2 = Σ_rows dy;  dW2 = dyᵀ a;  da = dy W2
 //           dh = da ⊙ act'(h);  db1 = Σ_rows dh;  dW1 = dhᵀ x;  dx = dh W1
 // (dh is made in da's buffer)
-TAPEGRAD_BACKWARD void feed_forward_backward(const Array& dy, const Tensor& x, const Tensor& w1, const Tensor* b1,
-                                             const Tensor& w2, const Tensor* b2, const FeedForwardSaved& saved) {
-  const LinearShape& s1 = saved.up;
-  const LinearShape& s2 = saved.down;
-  const blas::Matrix dy2 = as_matrix(dy, s2.rows, s2.out);
-  if (b2 && b2->requires_grad()) b2->accumulate_grad(kernels::bias_grad(dy.data(), s2.rows, s2.out));
-  add_product_to_grad(w2, dy2, true, as_matrix(saved.a, s2.rows, s2.in), false);
-  const bool want_db1 = b1 && b1->requires_grad();
-  if (!x.requires_grad() && !w1.requires_grad() && !want_db1) return;
+TAPEGRAD_BACKWARD void feed_forward_backward(const Array& dy, const Tensor& x, const Tensor& w1, const Tensor& b1,
+                                             const Tensor& w2, const Tensor& b2, const FeedForwardSaved& saved) {
+  const std::size_t rows = saved.up.rows, in = saved.up.in, hidden = saved.up.out, out = saved.down.out;
+  const blas::Matrix dy2 = as_matrix(dy, rows, out);
+  if (wants_grad(b2)) b2.accumulate_grad(kernels::bias_grad(dy.data(), rows, out));
+  add_product_to_grad(w2, transposed(dy2), as_is(as_matrix(saved.a, rows, hidden)));  // (rows, out)ᵀ @ (rows, hidden)
+  if (!x.requires_grad() && !w1.requires_grad() && !wants_grad(b1)) return;  // nothing below a wants a gradient
 
-  Array dh = Array::from_shape({s1.rows, s1.out});
-  blas::gemm(dy2, false, as_matrix(w2.value(), s2.out, s2.in), false, dh.data(), 0.0);  // da
-  if (saved.activation == Activation::relu) kernels::relu_backward(saved.a.data(), dh.data(), dh.data(), dh.size());
-  else dh *= kernels::gelu_derivative(saved.h, gelu_kind(saved.activation));
-  const blas::Matrix dh2 = as_matrix(dh, s1.rows, s1.out);
-  if (want_db1) b1->accumulate_grad(kernels::bias_grad(dh.data(), s1.rows, s1.out));
-  add_product_to_grad(w1, dh2, true, as_matrix(x.value(), s1.rows, s1.in), false);
-  add_product_to_grad(x, dh2, false, as_matrix(w1.value(), s1.out, s1.in), false);
+  Array dh = Array::from_shape({rows, hidden});
+  write_product(dh.data(), as_is(dy2), as_is(as_matrix(w2.value(), out, hidden)));  // da: (rows, out) @ (out, hidden)
+  multiply_by_activation_derivative(dh, saved);                                    // dh = da ⊙ act'(h)
+  const blas::Matrix dh2 = as_matrix(dh, rows, hidden);
+  if (wants_grad(b1)) b1.accumulate_grad(kernels::bias_grad(dh.data(), rows, hidden));
+  add_product_to_grad(w1, transposed(dh2), as_is(as_matrix(x.value(), rows, in)));  // (rows, hidden)ᵀ @ (rows, in)
+  add_product_to_grad(x, as_is(dh2), as_is(as_matrix(w1.value(), hidden, in)));    // (rows, hidden) @ (hidden, in)
 }
 
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
@@ -119,10 +126,7 @@ namespace composed {
 
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
                     Activation activation) {
-  Tensor h = linear(x, w1, b1);
-  if (activation == Activation::relu) h = relu(h);
-  else h = gelu(h, activation == Activation::gelu ? "none" : "tanh");
-  return linear(h, w2, b2);
+  return linear(apply_activation(linear(x, w1, b1), activation), w2, b2);
 }
 
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,

@@ -27,4 +27,22 @@ inline void add_product_to_grad(const Tensor& t, blas::Matrix A, bool transpose_
   t.accumulate_grad(std::move(product));
 }
 
+// The same with each operand named as it is used: add_product_to_grad(w, transposed(dy), as_is(x))
+// reads as w.grad += dyᵀ x.
+struct Operand {
+  blas::Matrix matrix;
+  bool transpose;
+};
+inline Operand as_is(blas::Matrix m) { return {m, false}; }
+inline Operand transposed(blas::Matrix m) { return {m, true}; }
+
+inline void add_product_to_grad(const Tensor& t, Operand a, Operand b) {
+  add_product_to_grad(t, a.matrix, a.transpose, b.matrix, b.transpose);
+}
+
+// out = op(A) @ op(B), written into out (which the product fills).
+inline void write_product(double* out, Operand a, Operand b) {
+  blas::gemm(a.matrix, a.transpose, b.matrix, b.transpose, out, 0.0);
+}
+
 }  // namespace tapegrad

@@ -15,7 +15,7 @@ Optimizer::Optimizer(std::string name, std::vector<Tensor> params, double lr)
     if (!p.defined()) throw Error(which + " is an undefined Tensor()");
     // A non-leaf's value is recomputed by the forward pass; updating it would be lost.
     if (!p.is_leaf())
-      throw Error(which + " " + p.label() + " is not a leaf (it is the output of '" + p.impl_->made_by +
+      throw Error(which + " " + p.label() + " is not a leaf (it is the output of '" + p.impl().made_by +
                   "'); only leaf tensors can be optimized");
     // Two entries for one tensor would update it twice per step.
     for (std::size_t j = 0; j < i; ++j)

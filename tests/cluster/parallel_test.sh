@@ -2,7 +2,7 @@
 # scripts/sweep-parallel.sh with GNU parallel on this machine's slots.
 #   parallel_test.sh TAPEGRAD_DEPTH WORK_DIR REPO_DIR
 # 1. A 16-run sweep in 4 shards (-S 2/:): the merged CSVs are byte-identical to an unsharded sweep's.
-# 2. Shard 1 is killed (SIGKILL, flaky_depth.sh) after one of its runs finished: with --retries 1 the
+# 2. Shard 1 is killed (SIGKILL, held_depth.sh) after one of its runs finished: with --retries 1 the
 #    script fails and merges nothing; the same command again resumes and gives identical CSVs.
 # 3. The same with the default --retries 2: parallel reruns the shard, which resumes; identical CSVs,
 #    and no run that had finished was done again.
@@ -27,19 +27,19 @@ same_results ref local
 echo "4 shards with GNU parallel: identical CSVs ($SECONDS s)"
 
 # --- 2. a shard fails and --retries 1 gives it no second chance
-flaky=(env TAPEGRAD_DEPTH="$here/flaky_depth.sh" FLAKY_REAL="$bin" FLAKY_SHARD=1/4)
-"${flaky[@]}" FLAKY_MARK="$work/failed-once-a" "$repo/scripts/sweep-parallel.sh" -n 4 --retries 1 -o "$work/once" \
+flaky=(env TAPEGRAD_DEPTH="$here/held_depth.sh" HOLD_REAL="$bin" HOLD_SHARD=1/4 HOLD_THEN=kill)
+"${flaky[@]}" HOLD_MARK="$work/failed-once-a" "$repo/scripts/sweep-parallel.sh" -n 4 --retries 1 -o "$work/once" \
   "${sweep[@]}" > once.log 2>&1 && fail "a failed shard without retries should fail the sweep: $(cat once.log)"
 grep -q "1 shards failed" once.log || fail "no message about the failed shard: $(cat once.log)"
 [ ! -e once/runs.csv ] || fail "merged although a shard failed"
-"${flaky[@]}" FLAKY_MARK="$work/failed-once-a" "$repo/scripts/sweep-parallel.sh" -n 4 --retries 1 -o "$work/once" \
+"${flaky[@]}" HOLD_MARK="$work/failed-once-a" "$repo/scripts/sweep-parallel.sh" -n 4 --retries 1 -o "$work/once" \
   "${sweep[@]}" > once-again.log 2>&1 || fail "running the command again did not finish the sweep: $(cat once-again.log)"
 same_results ref once
 not_redone failed-once-a/before.txt <(finished_runs "$work/once.shards")
 echo "--retries 1: the sweep failed; the same command again resumed it, identical CSVs ($SECONDS s)"
 
 # --- 3. the default --retries 2 reruns the shard, which resumes
-"${flaky[@]}" FLAKY_MARK="$work/failed-once-b" "$repo/scripts/sweep-parallel.sh" -n 4 -o "$work/retried" \
+"${flaky[@]}" HOLD_MARK="$work/failed-once-b" "$repo/scripts/sweep-parallel.sh" -n 4 -o "$work/retried" \
   "${sweep[@]}" > retried.log 2>&1 || fail "the sweep with a shard that fails once failed: $(cat retried.log)"
 [ -s failed-once-b/before.txt ] || fail "shard 1 was never made to fail"
 same_results ref retried

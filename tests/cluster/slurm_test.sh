@@ -10,7 +10,8 @@
 # Prints "SKIP: ..." (ctest: skipped) when not root or the Slurm/munge packages are missing.
 set -uo pipefail
 bin="$1"; work="$2"; repo="$3"
-source "$(dirname "$0")/common.sh"
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/common.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "the Slurm test starts munged, slurmctld and slurmd, which needs root"
 missing=()
@@ -141,7 +142,11 @@ sweep=(--no-plots --placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,
        --train-size 64 --eval-size 32 --eval-every 500)
 "$bin" "${sweep[@]}" --out ref -j 2 > ref.log || fail "the unsharded sweep failed: $(cat ref.log)"
 echo "unsharded sweep done ($SECONDS s)"
-submit=(env TAPEGRAD_DEPTH="$bin" "$repo/scripts/slurm/submit.sh")
+# Shard 1 is held after its first run (held_depth.sh): the requeue and the cancel below hit a shard with
+# some, not all, of its runs finished, whatever the build's speed. HOLD_MARK is set per submission.
+victim=1
+submit=(env TAPEGRAD_DEPTH="$here/held_depth.sh" HOLD_REAL="$bin" HOLD_SHARD="$victim/4" HOLD_THEN=wait
+        "$repo/scripts/slurm/submit.sh")
 job_state() { scontrol show job -o "$1" 2> /dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
 
 job_ids() {  # job_ids LOG: sets array and merge from submit.sh's output
@@ -149,14 +154,8 @@ job_ids() {  # job_ids LOG: sets array and merge from submit.sh's output
   merge=$(sed -n 's/^merge job \([0-9]*\):.*/\1/p' "$1")
   [ -n "$array" ] && [ -n "$merge" ] || fail "submit.sh did not print the job ids: $(cat "$1")"
 }
-victim=""
-catch_mid_run() {  # catch_mid_run SHARDS_DIR: sets victim to a running shard with some, not all, of its 4 runs finished
-  local i n
-  for i in 0 1 2 3; do
-    n=$(count_finished "$1/shard-$i")
-    if [ "$n" -ge 1 ] && [ "$n" -lt 4 ] && [ "$(job_state "${array}_$i")" = RUNNING ]; then victim=$i; return 0; fi
-  done
-  return 1
+held() {  # held MARK: the held shard has saved its first run and waits, its job still RUNNING
+  [ -e "$1/held" ] && [ "$(job_state "${array}_$victim")" = RUNNING ]
 }
 merge_completed() {
   case "$(job_state "$merge")" in
@@ -168,9 +167,9 @@ merge_completed() {
 
 # --- 1. the whole sweep through submit.sh; one task is requeued mid-run (as Slurm does when a node fails)
 c=$((cpus < 2 ? cpus : 2))
-"${submit[@]}" -n 4 -c "$c" -o "$work/clean" -- "${sweep[@]}" > clean.log 2>&1 || fail "submit.sh failed: $(cat clean.log)"
+HOLD_MARK="$work/held-clean" "${submit[@]}" -n 4 -c "$c" -o "$work/clean" -- "${sweep[@]}" > clean.log 2>&1 || fail "submit.sh failed: $(cat clean.log)"
 job_ids clean.log
-wait_for 60 "a shard with some of its runs finished" catch_mid_run clean.shards
+wait_for 60 "shard $victim to hold after its first run" held "$work/held-clean"
 scontrol requeue "${array}_$victim" || fail "scontrol requeue ${array}_$victim failed"
 wait_for 90 "the merge job" merge_completed clean.shards/logs/merge.out
 same_results ref clean
@@ -182,9 +181,9 @@ grep -q "on $c threads" clean.shards/logs/shard-0.out || fail "shard 0 did not r
 echo "sharded sweep through Slurm, shard $victim requeued mid-run and resumed: identical CSVs ($SECONDS s)"
 
 # --- 2. one array task cancelled mid-run, then the same command again
-"${submit[@]}" -n 4 -c 1 -o "$work/cut" -- "${sweep[@]}" > cut.log 2>&1 || fail "submit.sh failed: $(cat cut.log)"
+HOLD_MARK="$work/held-cut" "${submit[@]}" -n 4 -c 1 -o "$work/cut" -- "${sweep[@]}" > cut.log 2>&1 || fail "submit.sh failed: $(cat cut.log)"
 job_ids cut.log
-wait_for 60 "a shard with some of its runs finished" catch_mid_run cut.shards
+wait_for 60 "shard $victim to hold after its first run" held "$work/held-cut"
 scancel "${array}_$victim" || fail "scancel ${array}_$victim failed"
 array_done() { [ -z "$(squeue -h -j "$array" 2> /dev/null)" ]; }
 wait_for 60 "the array's other tasks" array_done
@@ -198,7 +197,7 @@ wait_for 30 "the merge job to be cancelled" merge_gone
 echo "cancelled shard $victim with $kept of 4 runs finished; the merge job was cancelled ($SECONDS s)"
 
 finished_runs cut.shards > before.txt
-timeout $((deadline - SECONDS)) "${submit[@]}" -n 4 -c 1 -o "$work/cut" --wait -- "${sweep[@]}" > again.log 2>&1 || fail "the second submit.sh --wait failed: $(cat again.log)"
+timeout $((deadline - SECONDS)) env HOLD_MARK="$work/held-cut" "${submit[@]}" -n 4 -c 1 -o "$work/cut" --wait -- "${sweep[@]}" > again.log 2>&1 || fail "the second submit.sh --wait failed: $(cat again.log)"
 same_results ref cut
 finished_runs cut.shards > after.txt
 not_redone before.txt after.txt

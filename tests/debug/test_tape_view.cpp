@@ -57,15 +57,18 @@ TEST_CASE("to_dot draws tensors and ops, and dot accepts it", "[tape_view][debug
   const std::string dot = to_dot();
   INFO(dot);
   CHECK(contains(dot, "digraph tape {"));
-  CHECK(contains(dot, "t0 [shape=ellipse, style=filled, fillcolor=lightblue, label=\"a \\\"quoted\\\"\\n(2)\"];"));
-  CHECK(contains(dot, "t1 [shape=ellipse, style=filled, fillcolor=white, label=\"b\\n(2)\"];"));
-  CHECK(contains(dot, "op0 [shape=box, style=\"rounded,filled\", fillcolor=lightgrey, label=\"#0 sub\"];"));
-  CHECK(contains(dot, "t0 -> op0 [label=\"0\"];"));
-  CHECK(contains(dot, "t1 -> op0 [label=\"1\"];"));
-  CHECK(contains(dot, "op0 -> t2;"));
-  CHECK(contains(dot, "t2 -> op1 [label=\"0\"];"));
-  CHECK(contains(dot, "t2 -> op1 [label=\"1\"];"));
-  CHECK(contains(dot, "op1 -> t3;"));
+  // draw_dot's source (draw.hpp): parameter a blue box, constant b a white note, ops "#k op".
+  CHECK(contains(dot, "t0 [id=\"t0\", class=\"tensor\", shape=box, style=\"rounded,filled\", fillcolor=lightblue, "
+                      "label=\"a \\\"quoted\\\"\\n(2)\\n[1, 2]\"];"));
+  CHECK(contains(dot, "t1 [id=\"t1\", class=\"tensor\", shape=note, style=filled, fillcolor=white, label=\"b\\n(2)\\n[3, 4]\"];"));
+  CHECK(contains(dot, "e0 [id=\"e0\", class=\"op primitive\", shape=box, style=\"filled\", fillcolor=lightgrey, "
+                      "label=\"#0 sub\\nprimitive\"];"));
+  CHECK(contains(dot, "t0 -> e0 [label=\"0\"];"));
+  CHECK(contains(dot, "t1 -> e0 [label=\"1\"];"));
+  CHECK(contains(dot, "e0 -> t2;"));
+  CHECK(contains(dot, "t2 -> e1 [label=\"0\"];"));
+  CHECK(contains(dot, "t2 -> e1 [label=\"1\"];"));
+  CHECK(contains(dot, "e1 -> t3;"));
   tape().clear();
 
   if (run("command -v dot > /dev/null 2>&1") != 0) {

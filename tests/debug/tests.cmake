@@ -86,3 +86,11 @@ add_test(NAME debug.vscode_launch
     --readelf ${TAPEGRAD_READELF} --gdb "${TAPEGRAD_GDB}" --lldb "${TAPEGRAD_LLDB}")
 set_tests_properties(debug.vscode_launch PROPERTIES
   SKIP_REGULAR_EXPRESSION "SKIPPED:" FAIL_REGULAR_EXPRESSION "FAIL:" TIMEOUT 240 LABELS gdb)
+
+# The README's picture: scripts/draw-readme-graph.sh draws it again, and it must be the committed
+# docs/tape_graph.svg (same Graphviz, same bytes; redraw and commit it when draw() changes).
+if(TARGET readme_picture)
+  add_test(NAME debug.readme_graph
+    COMMAND sh -c "TAPEGRAD_README_PICTURE=$<TARGET_FILE:readme_picture> ${PROJECT_SOURCE_DIR}/scripts/draw-readme-graph.sh readme_graph.svg && cmp readme_graph.svg ${PROJECT_SOURCE_DIR}/docs/tape_graph.svg && grep -c 'class=\"node' readme_graph.svg")
+  set_tests_properties(debug.readme_graph PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "wrote readme_graph.svg [(]4 entries[)]\n11\n")
+endif()

@@ -2,9 +2,11 @@
 the command lines of shell blocks (continuations joined, comments dropped). The rules are at the
 top of doc_test.py."""
 
+import fnmatch
 import os
 import re
 import shlex
+import subprocess
 
 RUN_INFO = {"cpp": "cpp", "c++": "cpp", "sh": "sh", "bash": "sh", "shell": "sh", "cmake": "cmake"}
 QUIET_INFO = {"text", "console", "output", "gdb", "python", "json"}
@@ -38,16 +40,43 @@ class Failures:
 
 # ---------------------------------------------------------------- reading the Markdown
 
-def markdown_files(source):
+# What the programs write into a checkout, never source (the same list as .gitignore's): scripts/lab.sh
+# writes results/depth, the build scripts build*/. Used only where git cannot say what is source.
+OUTPUT_PATTERNS = ("build*", "out*", "results*", "__pycache__", ".ipynb_checkpoints", "*.pyc")
+
+
+def source_files(source):
+    """The source tree's files (relative paths): what git tracks, and new files it does not ignore; outside
+    a git checkout, every file but those under OUTPUT_PATTERNS and .git. Output a user's run left in the
+    checkout (results/ after scripts/lab.sh) is never source."""
+    try:
+        r = subprocess.run(["git", "-C", source, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode == 0 and os.path.samefile(source, git_toplevel(source)):
+            return sorted(p for p in r.stdout.split("\0") if p and os.path.lexists(os.path.join(source, p)))
+    except (OSError, subprocess.TimeoutExpired):
+        pass
     found = []
     for folder, dirs, files in os.walk(source):
         rel = os.path.relpath(folder, source)
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build", "results"))
-                         and os.path.normpath(os.path.join(rel, d)) != os.path.join("tests", "docs", "fixtures"))
-        for f in sorted(files):
-            if f.endswith(".md") and f != "CHANGELOG.md":
-                found.append(os.path.normpath(os.path.join(rel, f)))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".git") and not is_output(d))
+        found += [os.path.normpath(os.path.join(rel, f)) for f in sorted(files) if not is_output(f)]
     return found
+
+
+def git_toplevel(source):
+    r = subprocess.run(["git", "-C", source, "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=60)
+    return r.stdout.strip() if r.returncode == 0 else ""
+
+
+def is_output(name):
+    return any(fnmatch.fnmatch(name, pattern) for pattern in OUTPUT_PATTERNS)
+
+
+def markdown_files(source):
+    fixtures = os.path.join("tests", "docs", "fixtures") + os.sep
+    return [f for f in source_files(source)
+            if f.endswith(".md") and os.path.basename(f) != "CHANGELOG.md" and not f.startswith(fixtures)]
 
 
 def read_blocks(source, rel, failures):

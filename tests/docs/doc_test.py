@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Docs are tests: every code block a user is shown runs against the build (ctest label `docs`).
 
-Which files: every *.md in the source tree (README.md, docs/, notebooks/, tools/*/, ...) except
-CHANGELOG.md (history, not instructions), build*/ folders and tests/docs/fixtures/ (this test's own
-broken examples). Only fenced blocks (``` or ~~~) are read (by doc_markdown.py).
+Which files: every *.md of the source tree (README.md, docs/, notebooks/, tools/*/, ...) except
+CHANGELOG.md (history, not instructions) and tests/docs/fixtures/ (this test's own broken examples).
+The source tree is what git tracks plus new files it does not ignore (doc_markdown.source_files); what
+a run wrote into the checkout (results/, build*/) is output, never source, also for the path checks. Only fenced blocks (``` or ~~~) are read (by doc_markdown.py).
 
 THE RULES (for anyone writing docs)
 The info string after the fence says what a block is:
@@ -63,14 +64,16 @@ import signal
 import subprocess
 import sys
 
-from doc_markdown import (KINDS, RUN_INFO, Block, Failures, command_lines, markdown_files, read_blocks,
+from doc_markdown import (KINDS, RUN_INFO, Block, Failures, command_lines, markdown_files, read_blocks, source_files,
                           split_commands, strip_comment)
 
 
 class Checker:
     def __init__(self, source, build, failures):
         self.source, self.build, self.failures = source, build, failures
-        self.top = set(os.listdir(source))
+        # The first parts of source paths (scripts/, tools/, ...): output folders such as results/ are not
+        # among them even when a run has written one, so `results/small` in a command is an output path.
+        self.top = {path.split("/", 1)[0] for path in source_files(source)}
         self.cache = self.read_cache()
         self.presets = self.read_presets()
         self.helps = {}
@@ -389,19 +392,17 @@ def cache_values(build):
 # ---------------------------------------------------------------- main
 
 def scratch_tree(source, build, scratch):
-    """A copy of the source tree (no build folders, no .git) with build -> the build under test."""
+    """A copy of the source tree (source files only: no build folders, no results, no .git) with
+    build -> the build under test."""
     if os.path.isdir(scratch):
         shutil.rmtree(scratch)
     tree = os.path.join(scratch, "tree")
     os.makedirs(tree)
-    for name in os.listdir(source):
-        if name.startswith((".git", "build", "results")):
+    for rel in source_files(source):
+        if rel == "build" or rel.startswith("build/"):
             continue
-        path = os.path.join(source, name)
-        if os.path.isdir(path):
-            shutil.copytree(path, os.path.join(tree, name), symlinks=True)
-        else:
-            shutil.copy2(path, os.path.join(tree, name))
+        os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+        shutil.copy2(os.path.join(source, rel), os.path.join(tree, rel), follow_symlinks=False)
     os.symlink(os.path.realpath(build), os.path.join(tree, "build"))
     for sub in ("tmp", "opt"):
         os.makedirs(os.path.join(scratch, sub))

@@ -35,3 +35,13 @@ endforeach()
 add_test(NAME docs.readme_tour COMMAND ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/tour_test.py
                                        --source-dir ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.readme_tour PROPERTIES LABELS docs FAIL_REGULAR_EXPRESSION "FAIL")
+
+# The doc test after the quick start's first command has written results/ into the checkout (once, twice),
+# in a git checkout and in a plain copy: output folders are never taken for source.
+if(TARGET tapegrad-depth)
+  add_test(NAME docs.after_a_sweep
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/after_a_sweep_test.sh ${TAPEGRAD_DOC_PYTHON} ${PROJECT_SOURCE_DIR}
+                   ${PROJECT_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/doc-test/after_a_sweep)
+  set_tests_properties(docs.after_a_sweep PROPERTIES LABELS docs TIMEOUT 300 ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
+                       PASS_REGULAR_EXPRESSION "PASS: after_a_sweep" FAIL_REGULAR_EXPRESSION "FAIL:")
+endif()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests of the tapegrad-depth command line on a tiny sweep (seconds each).
 #   lab_cli_test.sh TAPEGRAD_DEPTH WORK_DIR CASE
-# CASE: determinism | shard_merge | resume | damaged | interrupt | bad_args | dump | plots
+# CASE: determinism | shard_merge | resume | damaged | interrupt | rerun | bad_args | dump | plots
 set -uo pipefail
 bin="$1"; work="$2"; case="$3"
 rm -rf "$work"; mkdir -p "$work"; cd "$work" || exit 1
@@ -96,28 +96,36 @@ damaged)
   same_csvs full r
   ;;
 interrupt)
-  # A real kill: SIGINT after some runs have finished, then --resume.
+  # A real kill: SIGINT once two runs have finished (the lab's hold point: it writes held and starts
+  # no further run, so no build is fast enough to finish the sweep first), then --resume.
   big=(--placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,5 --widths 8 --steps 400 --batch 8
        --train-size 64 --eval-size 32 --eval-every 50 --no-plots -j1)
   "$bin" "${big[@]}" --out full > /dev/null || fail "full sweep failed"
-  "$bin" "${big[@]}" --out k > k.log 2>&1 &
+  TAPEGRAD_LAB_HOLD_AFTER_RUNS="2:$PWD/held" "$bin" "${big[@]}" --out k > k.log 2>&1 &
   pid=$!
-  for _ in $(seq 1 600); do
-    [ "$(ls k/runs 2>/dev/null | grep -vc '^\.tmp-')" -ge 2 ] && break
-    sleep 0.05
-  done
+  for _ in $(seq 1 1200); do [ -e held ] && break; sleep 0.05; done
+  [ -e held ] || fail "the sweep never reached its hold point: $(cat k.log)"
   kill -INT "$pid"; wait "$pid"; status=$?
   done_runs=$(ls k/runs | grep -vc '^\.tmp-')
-  if [ "$status" -eq 0 ]; then
-    echo "note: the sweep finished before the signal; resume is then a no-op"
-  else
-    [ "$status" -eq 130 ] || fail "an interrupted sweep should exit 130, got $status: $(cat k.log)"
-    grep -q "rerun with the same options and --resume" k.log || fail "no resume hint after Ctrl-C"
-    [ "$done_runs" -lt 16 ] || fail "all runs finished despite the interrupt"
-  fi
+  [ "$status" -eq 130 ] || fail "an interrupted sweep should exit 130, got $status: $(cat k.log)"
+  grep -q "rerun with the same options and --resume" k.log || fail "no resume hint after Ctrl-C"
+  [ "$done_runs" -eq 2 ] || fail "expected the 2 runs before the hold point, found $done_runs"
   "$bin" "${big[@]}" --out k --resume > resume.log || fail "resume failed"
-  grep -q "finished before, skipped" resume.log || [ "$status" -eq 0 ] || fail "resume skipped nothing"
+  grep -q "14 to do (2 finished before, skipped)" resume.log || fail "resume did not skip the 2 finished runs: $(cat resume.log)"
   same_csvs full k
+  ;;
+rerun)
+  # The same command twice (scripts/lab.sh run again): the second trains the whole sweep again, says that
+  # it replaced the first one's runs, and gives the same files; it never reuses part of the first.
+  "$bin" "${tiny[@]}" --out r > first.log || fail "the first sweep failed: $(cat first.log)"
+  "$bin" "${tiny[@]}" --out first-copy > /dev/null || fail "the reference sweep failed"
+  "$bin" "${tiny[@]}" --out r > second.log || fail "the same sweep again failed: $(cat second.log)"
+  grep -q "r held 8 runs of an earlier sweep: they are replaced by this one (--resume keeps finished runs)" second.log \
+    || fail "the second run did not say that it replaces the first one's runs: $(cat second.log)"
+  grep -q "8 runs, 8 to do, on" second.log || fail "the second run did not train every run again: $(cat second.log)"
+  grep -q "earlier sweep" first.log && fail "a first sweep into a new folder spoke of an earlier one: $(cat first.log)"
+  same_csvs first-copy r
+  cmp first-copy/summary.txt r/summary.txt || fail "summaries differ"
   ;;
 bad_args)
   expect2() {  # expect2 "message" args...: exit status 2, message on stderr, nothing written

@@ -3,10 +3,10 @@
 target_link_libraries(tapegrad_tests PRIVATE tapegrad::lab)
 
 # Tests of the tapegrad-depth program on tiny sweeps: determinism across --jobs, sharding + merge,
-# --resume (simulated, after a real SIGINT, and with damaged run files), bad arguments (exit status 2,
+# --resume (simulated, after a real SIGINT, and with damaged run files), the same sweep run twice, bad arguments (exit status 2,
 # the message, nothing touched), --dump, and the plots (what their scripts say, and that gnuplot draws every
 # point strictly inside its panel).
-foreach(case determinism shard_merge resume damaged interrupt bad_args dump plots)
+foreach(case determinism shard_merge resume damaged interrupt rerun bad_args dump plots)
   add_test(NAME lab.cli.${case}
     COMMAND ${CMAKE_CURRENT_LIST_DIR}/lab_cli_test.sh $<TARGET_FILE:tapegrad-depth>
             ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/${case} ${case})
@@ -38,3 +38,9 @@ if(TAPEGRAD_PYTHON3)
     LABELS "lab;cli;fuzz"
     TIMEOUT 300)
 endif()
+
+# index.html beside a sweep's results, and `tapegrad-depth report DIR` (html_report_test.sh says what it checks).
+add_test(NAME lab.cli.html_report
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/html_report_test.sh $<TARGET_FILE:tapegrad-depth> ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/html_report)
+set_tests_properties(lab.cli.html_report PROPERTIES PASS_REGULAR_EXPRESSION "PASS: html_report" FAIL_REGULAR_EXPRESSION "FAIL:"
+  ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;cli" TIMEOUT 300)

@@ -72,3 +72,22 @@ TEST_CASE("sigmoid: gradcheck, values, and no overflow for large inputs", "[ops]
   sum(sigmoid(x)).backward();
   CHECK(x.grad() == Array{0.0, 0.0});
 }
+
+TEST_CASE("activations by name: one parser, and apply_activation records the op it names", "[ops][activation]") {
+  for (const Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh})
+    CHECK(parse_activation("test", to_string(a)) == a);
+  CHECK_THROWS_WITH(parse_activation("FFN", "tanh"),
+                    "FFN: activation must be \"relu\", \"gelu\" or \"gelu_tanh\", got \"tanh\"");
+  const Tensor x(Array{-1.0, 0.5, 2.0}, true, "x");
+  CHECK_THROWS_WITH(gelu(x, "exact"), "gelu: approximate must be \"none\" or \"tanh\" (as in "
+                                      "torch.nn.functional.gelu), got \"exact\" for input 'x' (3)");
+  tape().clear();
+  CHECK(apply_activation(x, Activation::relu).value() == relu(x).value());
+  CHECK(apply_activation(x, Activation::gelu).value() == gelu(x).value());
+  CHECK(apply_activation(x, Activation::gelu_tanh).value() == gelu(x, "tanh").value());
+  REQUIRE(tape().size() == 6);
+  CHECK(tape()[0].op == "relu");
+  CHECK(tape()[2].op == "gelu");
+  CHECK(tape()[4].op == "gelu_tanh");
+  tape().clear();
+}

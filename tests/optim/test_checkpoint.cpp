@@ -61,13 +61,13 @@ TEST_CASE("save then load restores every parameter bitwise", "[optim]") {
   CHECK(files == 3);
 
   NamedTensors loaded = model(100);  // same shapes, other values
-  const std::uint64_t version = loaded[0].second.impl_->version;
+  const std::uint64_t version = loaded[0].second.impl().version;
   load_checkpoint(dir.str(), loaded);
   for (std::size_t i = 0; i < saved.size(); ++i) {
     INFO(saved[i].first);
     CHECK(bitwise_equal(loaded[i].second.value(), saved[i].second.value()));
   }
-  CHECK(loaded[0].second.impl_->version > version);  // an in-place change, like an optimizer step
+  CHECK(loaded[0].second.impl().version > version);  // an in-place change, like an optimizer step
 
   // The files are plain float64 .npy, readable by NumPy (and by xt::load_npy).
   const Array direct = xt::load_npy<double>((dir.path / "blocks.3.ffn.fc1.weight.npy").string());

@@ -16,6 +16,8 @@
 #   p x.grad()             the gradient, or tapegrad's own message when there is none (an xmethod)
 #   p *ffn                 an nn module: type, settings, parameters with shapes and norms, children
 #   tapegrad-table         the tape as tapegrad::tape_table() prints it: norms of values and grads
+#   tapegrad-graph out.svg the tape as a graph, as tapegrad::draw() draws it (out.dot: the source);
+#                          inside a backward, the entry being differentiated is orange
 #   set tapegrad-max-values 32   show more values (default 8); /r prints raw members
 #
 # Everything here only reads memory, never calls into the program (`p tapegrad::tape()`
@@ -28,6 +30,14 @@ import gdb
 import gdb.printing
 import gdb.xmethod
 from gdb.FrameDecorator import FrameDecorator
+
+# The graph writer (tapegrad_graph.py, shared with lldb): cmake/gdb.cmake embeds it in front of
+# this file in libtapegrad.so; a `source`d copy of this file imports it from beside itself.
+if "graph_dot" not in globals():
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from tapegrad_graph import graph_dot, write_graph
 
 
 class MaxValues(gdb.Parameter):
@@ -632,6 +642,68 @@ def build_printer():
     return pp
 
 
+def _graph_tensor(impl_ptr, made_here):
+    """A tensor as tapegrad_graph.py wants it, read from memory."""
+    impl = impl_ptr.dereference()
+    return {"addr": int(impl_ptr), "name": _std_string(impl["name"]), "shape": _xt_shape(impl["value"]),
+            "values": _all_values(impl["value"]),
+            "grad": _all_values(impl["grad"]) if bool(impl["has_grad"]) else None,
+            "requires_grad": bool(impl["requires_grad"]), "made_here": made_here}
+
+
+def graph_entries(tape):
+    """The tape's entries as tapegrad_graph.py wants them."""
+    entries = _std_vector(tape["entries"])
+    generation = int(tape["generation"])
+    outputs = [int(_shared_ptr(e["output"]["impl_"])) for e in entries]
+
+    def made_on(p):
+        index = int(p.dereference()["tape_index"])
+        return (0 <= index < len(entries) and int(p.dereference()["tape_generation"]) == generation and
+                outputs[index] == int(p))
+
+    result = []
+    for e in entries:
+        inputs = [_shared_ptr(t["impl_"]) for t in _std_vector(e["inputs"])]
+        result.append({"op": _std_string(e["op"]), "inputs": [_graph_tensor(p, made_on(p)) for p in inputs],
+                       "output": _graph_tensor(_shared_ptr(e["output"]["impl_"]), True)})
+    return result
+
+
+class TapeGraphCommand(gdb.Command):
+    """Write this thread's tape as a graph, as tapegrad::draw() draws it. Reads memory only.
+Usage: tapegrad-graph FILE [LR]
+  FILE.svg / .png / .pdf: laid out by Graphviz's dot; FILE.dot: the Graphviz source.
+  LR: left to right (default top-down).
+Stopped inside a backward, the entry being differentiated ($entry()) is orange."""
+
+    def __init__(self):
+        super().__init__("tapegrad-graph", gdb.COMMAND_DATA, gdb.COMPLETE_FILENAME)
+
+    def invoke(self, arg, from_tty):
+        args = gdb.string_to_argv(arg)
+        if not args:
+            raise gdb.GdbError("usage: tapegrad-graph FILE.svg [LR]")
+        highlight = -1
+        try:
+            frame = gdb.selected_frame()
+        except gdb.error:  # no process: the tape as it is, nothing highlighted
+            frame = None
+        while frame is not None:
+            entry = _entry_in(frame)
+            if entry is not None:
+                highlight = int(_shared_ptr(entry["output"]["impl_"]).dereference()["tape_index"])
+                break
+            frame = frame.older()
+        entries = graph_entries(this_thread_tape())
+        dot = graph_dot(entries, highlight, "LR" if "LR" in args[1:] else "TB")
+        try:
+            gdb.write(write_graph(dot, os.path.expanduser(args[0])) + " (%d entries%s)\n" % (
+                len(entries), ", #%d highlighted" % highlight if highlight >= 0 else ""))
+        except RuntimeError as e:
+            raise gdb.GdbError(str(e))
+
+
 class TapeTableCommand(gdb.Command):
     """Print this thread's tape as tapegrad::tape_table() does: one row per op with the
 L2 norms of its output's value and gradient, then the leaves. Reads memory only.
@@ -650,6 +722,7 @@ Usage: tapegrad-table"""
 if not getattr(gdb, "_tapegrad_commands_defined", False):
     MaxValues()
     TapeTableCommand()
+    TapeGraphCommand()
     TapeFunction()
     EntryFunction()
     gdb.frame_filters["tapegrad-hide-std-function"] = HideFunctionPlumbing()

@@ -9,12 +9,21 @@
 #   p e                      TapeEntry #0 layer_norm  'x' (3), 'gamma' (3), 'beta' (3) -> (3)
 #   p ffn                    FFN(d=4, hidden=8, activation=gelu) training, 4 parameters
 #   tapegrad-tape            this thread's tape, one line per op (read from memory)
+#   tapegrad-graph out.svg   the tape as a graph, as tapegrad::draw() draws it (out.dot: the source);
+#                            inside a backward, the entry being differentiated is orange
 # Like the gdb printers, these only read memory: nothing runs in the program.
 
 import math
+import os
+import shlex
 import struct
+import sys
 
 import lldb
+
+# The graph writer, shared with gdb's printers (plain Python, no debugger module).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gdb"))
+from tapegrad_graph import graph_dot, write_graph  # noqa: E402
 
 MAX_VALUES = 8
 
@@ -234,6 +243,70 @@ def tape_command(debugger, command, result, internal_dict):
     result.AppendMessage("\n".join(tape_lines(_raw(tape))))
 
 
+def _graph_tensor(impl, made_here):
+    """A tensor as tapegrad_graph.py wants it, read from memory."""
+    return {"addr": impl.GetLoadAddress(), "name": _std_string(_member(impl, "name")),
+            "shape": _xt_shape(_member(impl, "value")), "values": _xt_values(_member(impl, "value"), 50000000)[1],
+            "grad": _xt_values(_member(impl, "grad"), 50000000)[1] if _flag(impl, "has_grad") else None,
+            "requires_grad": _flag(impl, "requires_grad"), "made_here": made_here}
+
+
+def _running_entry(thread):
+    """The tape index of the entry whose backward runs on this thread (a TapeEntry argument of a
+    frame), or -1."""
+    for frame in thread:
+        for arg in frame.GetVariables(True, False, False, True):
+            if "tapegrad::TapeEntry" not in arg.GetType().GetCanonicalType().GetName():
+                continue
+            entry = _raw(arg.Dereference()) if arg.GetType().IsPointerType() or arg.GetType().IsReferenceType() \
+                else _raw(arg)
+            try:
+                out = _pointee(_member(entry, "output", "impl_"))
+                return _member(out, "tape_index").GetValueAsSigned() if out is not None else -1
+            except ValueError:
+                continue
+    return -1
+
+
+def graph_command(debugger, command, result, internal_dict):
+    """tapegrad-graph FILE [LR]: this thread's tape as a graph (FILE.svg/.png: laid out by dot;
+    FILE.dot: the source), the entry being differentiated in orange. Reads memory only."""
+    args = shlex.split(command)
+    if not args:
+        result.SetError("usage: tapegrad-graph FILE.svg [LR]")
+        return
+    thread = debugger.GetSelectedTarget().GetProcess().GetSelectedThread()
+    frame = thread.GetSelectedFrame()
+    tape = frame.GetValueForVariablePath("this_thread_tape") if frame.IsValid() else lldb.SBValue()
+    if not tape.IsValid():
+        result.SetError("tapegrad-graph: no this_thread_tape here (run the program; the library needs debug info)")
+        return
+    tape = _raw(tape)
+    generation = _member(tape, "generation").GetValueAsUnsigned()
+    raw_entries = _std_vector(_member(tape, "entries"))
+    outputs = [_member(e, "output", "impl_", "_M_ptr").GetValueAsUnsigned() for e in raw_entries]
+    entries = []
+    for e in raw_entries:
+        inputs = []
+        for t in _std_vector(_member(e, "inputs")):
+            impl = _pointee(_member(t, "impl_"))
+            index = _member(impl, "tape_index").GetValueAsSigned()
+            made_here = (0 <= index < len(outputs) and outputs[index] == impl.GetLoadAddress() and
+                         _member(impl, "tape_generation").GetValueAsUnsigned() == generation)
+            inputs.append(_graph_tensor(impl, made_here))
+        entries.append({"op": _std_string(_member(e, "op")), "inputs": inputs,
+                        "output": _graph_tensor(_pointee(_member(e, "output", "impl_")), True)})
+    highlight = _running_entry(thread)
+    try:
+        message = write_graph(graph_dot(entries, highlight, "LR" if "LR" in args[1:] else "TB"),
+                              os.path.expanduser(args[0]))
+    except RuntimeError as e:
+        result.SetError(str(e))
+        return
+    result.AppendMessage(message + " (%d entries%s)" % (len(entries),
+                                                        ", #%d highlighted" % highlight if highlight >= 0 else ""))
+
+
 _SUMMARIES = [
     ("tensor_summary", "^tapegrad::Tensor$"),
     ("impl_summary", "^tapegrad::TensorImpl$"),
@@ -250,3 +323,4 @@ def __lldb_init_module(debugger, internal_dict):
         debugger.HandleCommand('type summary add -w tapegrad -x "%s" -F %s.%s' % (regex, __name__, function))
     debugger.HandleCommand("type category enable tapegrad")
     debugger.HandleCommand("command script add -o -f %s.tape_command tapegrad-tape" % __name__)
+    debugger.HandleCommand("command script add -o -f %s.graph_command tapegrad-graph" % __name__)

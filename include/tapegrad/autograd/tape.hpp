@@ -85,8 +85,9 @@ class enable_grad {
 Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardFn backward);
 
 // An op's inputs for record(), some of them optional (a bias may be absent). Only
-// defined tensors are recorded; add() returns where the tensor went on the entry, so
-// the backward finds it by name (input_at(e, slots.bias)) instead of by counting.
+// defined tensors are recorded; add() returns the tensor's slot, where it went on the
+// entry (OpInputs::absent if it was not given), which the op's lambda captures so that
+// its backward finds the tensor by name (optional_input(e, bias_slot)) instead of by counting.
 struct OpInputs {
   static constexpr int absent = -1;
   std::vector<Tensor> tensors;
@@ -97,7 +98,14 @@ struct OpInputs {
   }
 };
 
-// The input recorded at `slot` (from OpInputs::add), or null if it was absent.
+// The input recorded at `slot` (from OpInputs::add), or an undefined Tensor if it was
+// absent: an optional input reaches the backward as the op was given it (test .defined()).
+inline const Tensor& optional_input(const TapeEntry& e, int slot) {
+  static const Tensor undefined;
+  return slot == OpInputs::absent ? undefined : e.inputs[static_cast<std::size_t>(slot)];
+}
+
+// The same as a pointer, null if it was absent.
 inline const Tensor* input_at(const TapeEntry& e, int slot) {
   return slot == OpInputs::absent ? nullptr : &e.inputs[static_cast<std::size_t>(slot)];
 }

@@ -17,7 +17,9 @@ namespace tapegrad {
 
 using Array = xt::xarray<double>;
 
-// What a Tensor refers to. Plain fields so that `p *t.impl_` in gdb tells all.
+// What a Tensor refers to: its value and the engine's bookkeeping. Plain fields, so that
+// `p *t.impl_` in gdb tells all. The engine's (src/autograd/): only Tensor's methods, record()
+// and the backward walk write them; everyone else reads them through Tensor's methods or impl().
 struct TensorImpl {
   Array value;
   Array grad;                   // meaningful only when has_grad
@@ -74,6 +76,8 @@ class Tensor {
   std::string to_string() const;
 
   bool defined() const { return static_cast<bool>(impl_); }
+  // The bookkeeping, read-only (the tape views, anomaly messages and tests read it); throws if undefined.
+  const TensorImpl& impl() const { return checked_impl("impl"); }
   bool same(const Tensor& other) const { return impl_ == other.impl_; }
 
   // Adds g to the gradient, summing broadcast axes away so that the result has
@@ -83,10 +87,15 @@ class Tensor {
   void accumulate_grad(const Array& g) const;
   void accumulate_grad(Array&& g) const;
 
-  std::shared_ptr<TensorImpl> impl_;
 
  private:
   TensorImpl& checked_impl(const char* what) const;
+
+  // The engine's (see TensorImpl): private, so that ops, modules and user code change a tensor
+  // only through the methods above. The engine writes it through EngineAccess
+  // (src/autograd/engine_access.hpp). gdb and lldb read it all the same: `p *x.impl_`.
+  friend struct EngineAccess;
+  std::shared_ptr<TensorImpl> impl_;
 };
 
 // Tensors under names, in order: what Module::named_parameters() and state_dict() return,

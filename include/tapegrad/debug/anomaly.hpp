@@ -44,7 +44,7 @@ class AnomalyError : public Error {
   std::size_t bad_count;   // how many values are NaN or Inf
 };
 
-// ---- the flag (thread-local, like grad mode) ----
+// ---- on or off (thread-local, like grad mode): on means its checks are the engine's hook ----
 bool is_anomaly_enabled();
 void set_detect_anomaly(bool enabled);
 
@@ -60,7 +60,7 @@ class detect_anomaly {
   bool previous_;
 };
 
-// ---- the hooks (called by record() and backward(); not needed by users) ----
+// ---- the checks: what anomaly mode installs as the engine's hook (autograd/hooks.hpp); not needed by users ----
 
 // Throws AnomalyError if `value`, the forward output of `op`, holds a NaN/Inf.
 // tape_index is where the op is (or would be) recorded, -1 if it is not recorded.

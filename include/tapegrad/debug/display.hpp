@@ -22,6 +22,9 @@ std::string to_html(const Tensor& t);
 // An HTML table of the tape's entries: index, op, inputs -> output.
 std::string to_html(const Tape& tape);
 
+// Text made safe inside HTML: & < > " as entities.
+std::string escape_html(const std::string& s);
+
 // A PNG file to display (e.g. a gnuplot plot).
 struct PngFile {
   std::string path;

@@ -22,9 +22,10 @@ namespace tapegrad {
 // was called on it; otherwise its |grad| column shows "-".
 std::string tape_table(const Tape& t = tape());
 
-// The tape as a Graphviz digraph: tensors are ellipses (leaves that require
-// grad in blue, constants in white, op outputs in yellow), ops are boxes named
-// "#index op"; edges run from the inputs (labelled with their position) to the op and on to its output.
+// The tape as a Graphviz digraph: draw_dot(t) (debug/draw.hpp), which draw() lays out as SVG.
+// Tensors: parameters blue boxes, constants white notes, op outputs yellow ellipses; ops are
+// boxes "#index op" (fused or primitive); edges run from the inputs (labelled with their
+// position) to the op and on to its output.
 std::string to_dot(const Tape& t = tape());
 
 }  // namespace tapegrad

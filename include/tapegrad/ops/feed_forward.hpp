@@ -8,15 +8,9 @@
 #include <string>
 
 #include "tapegrad/autograd/tensor.hpp"
+#include "tapegrad/ops/activation.hpp"  // Activation, parse_activation
 
 namespace tapegrad {
-
-// The FFN's activations: "relu", "gelu" (exact, erf) and "gelu_tanh" (the tanh approximation).
-enum class Activation { relu, gelu, gelu_tanh };
-
-// The one parser of activation names: throws Error("<who>: activation must be ...") for an unknown one.
-Activation parse_activation(const char* who, const std::string& name);
-std::string to_string(Activation activation);
 
 // x (..., in), w1 (hidden, in), b1 (hidden), w2 (out, hidden), b2 (out), as nn.Linear's
 // weight and bias; either bias may be undefined.

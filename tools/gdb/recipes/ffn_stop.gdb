@@ -6,7 +6,7 @@ break feed_forward.cpp:tapegrad::feed_forward_backward
 continue
 p dy
 p saved.activation
-p *b1
+p b1
 p $entry().op
 frame function main
 p ffn

@@ -51,8 +51,8 @@ void save_run(const std::string& out, const RunResult& result);
 
 // Removes leftovers of runs that were in flight when a sweep was killed.
 void remove_partial_runs(const std::string& out);
-// Removes every run folder (a fresh sweep into an old folder).
-void remove_all_runs(const std::string& out);
+// Removes every run folder (a fresh sweep into an old folder); returns how many there were.
+std::size_t remove_all_runs(const std::string& out);
 
 // What the summary needs of a finished run, read back from its run.csv.
 struct RunOutcome {

@@ -1,0 +1,26 @@
+// Exercise 4: RMSNorm forward and backward
+// 练习 4：RMSNorm 前向和反向
+//
+// Check it:   scripts/exercise.sh check rms_norm        (--lang zh: 中文报告)
+//
+// RMSNorm only controls the scale: no mean is subtracted and there is no β.
+// RMSNorm 只控制尺度：不减均值，也没有 β。
+//
+//   rms = sqrt((1/N) Σ_j x_j² + ε)      x̂ = x / rms      y = γ ⊙ x̂          (over the last axis)
+//   backward, g = γ ⊙ dy:  dx = (g − x̂ · mean(g ⊙ x̂)) / rms      dγ = Σ_rows dy ⊙ x̂
+//
+// Example: x = [3, 4, 5], γ = 1 gives [0.7348, 0.9798, 1.2247] (LayerNorm would give [-1.22, 0, 1.22]).
+// rms_norm_backward returns {dx, dgamma, {}}: dbeta stays empty. 例子：x = [3, 4, 5] 得到 [0.7348, 0.9798, 1.2247]。
+#include <cmath>
+#include <string>
+
+#include "tapegrad/debug/exercise.hpp"
+
+tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {
+  throw tapegrad::exercise::NotImplemented("rms_norm_forward");
+}
+
+tapegrad::exercise::NormGrads rms_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
+                                                const tapegrad::Array& gamma, double eps) {
+  throw tapegrad::exercise::NotImplemented("rms_norm_backward");  // return {dx, dgamma, {}};
+}

@@ -1,0 +1,18 @@
+// Exercise 8: softmax backward
+// 练习 8：softmax 反向
+//
+// Check it:   scripts/exercise.sh check softmax_backward        (--lang zh: 中文报告)
+//
+// y = softmax(x) over the last axis (given: you get y, not x). Return dx for the upstream gradient dy.
+// Each y_j depends on every x_i through the shared denominator: ∂y_j/∂x_i = y_j (δ_ij − y_i), so per row
+// y = softmax(x) 沿最后一个轴（已给出 y，而不是 x）。对上游梯度 dy 返回 dx。每个 y_j 通过共同的分母依赖每个 x_i：
+//
+//   dx = y ⊙ (dy − Σ_j dy_j y_j)
+#include <cmath>
+#include <string>
+
+#include "tapegrad/debug/exercise.hpp"
+
+tapegrad::Array softmax_backward(const tapegrad::Array& dy, const tapegrad::Array& y) {
+  throw tapegrad::exercise::NotImplemented("softmax_backward");
+}

@@ -1,0 +1,184 @@
+// Exercises 8 and 9: softmax backward over the last axis, and single-head attention backward,
+// y = softmax(q kᵀ / √D) v with q (S, D), k (S, D), v (S, Dv). References: the library's softmax and
+// scaled_dot_product_attention; catalogue: the backward on plain loops with knobs.
+
+#include <cmath>
+
+#include "exercise_grader.hpp"
+#include "tapegrad/ops/attention.hpp"
+#include "tapegrad/ops/softmax.hpp"
+
+namespace tapegrad::exercise::detail {
+
+namespace {
+
+// ---- softmax: in = {x, dy}; the learner gets y = softmax(x) and dy ----
+enum class SoftmaxSlip { none, diagonal_only, sum_term_missing, wrong_axis };
+
+Array softmax_backward_by_loops(const Array& dy, const Array& y, SoftmaxSlip slip) {
+  const std::size_t C = last_dim(y), R = rows_of(y);
+  Array dx = xt::zeros<double>(y.shape());
+  std::vector<double> dot(slip == SoftmaxSlip::wrong_axis ? C : R, 0.0);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t c = 0; c < C; ++c)
+      dot[slip == SoftmaxSlip::wrong_axis ? c : r] += dy.data()[r * C + c] * y.data()[r * C + c];
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t c = 0; c < C; ++c) {
+      const std::size_t i = r * C + c;
+      const double yi = y.data()[i], g = dy.data()[i];
+      switch (slip) {
+        case SoftmaxSlip::diagonal_only: dx.data()[i] = yi * (1 - yi) * g; break;
+        case SoftmaxSlip::sum_term_missing: dx.data()[i] = yi * g; break;
+        case SoftmaxSlip::wrong_axis: dx.data()[i] = yi * (g - dot[c]); break;
+        default: dx.data()[i] = yi * (g - dot[r]);
+      }
+    }
+  return dx;
+}
+
+// ---- attention: in = {q, k, v, dy} ----
+struct AttentionKnobs {
+  bool scale = true;              // 1/√D in dq and dk
+  bool full_jacobian = true;      // dS = P ⊙ (dP − rowsum(dP ⊙ P)), not P(1 − P) dP
+  bool transpose_probs = true;    // dv = Pᵀ dy, not P dy
+};
+
+Outputs attention_by_loops(const Case& c, const AttentionKnobs& kn) {
+  const Array &q = c.in[0], &k = c.in[1], &v = c.in[2], &dy = c.in[3];
+  const std::size_t S = q.shape()[0], Sk = k.shape()[0], D = q.shape()[1], Dv = v.shape()[1];
+  const double scale = 1 / std::sqrt(static_cast<double>(D));
+  Array P = xt::zeros<double>({S, Sk});
+  for (std::size_t i = 0; i < S; ++i) {
+    double mx = -INFINITY;
+    for (std::size_t j = 0; j < Sk; ++j) {
+      double s = 0;
+      for (std::size_t d = 0; d < D; ++d) s += q(i, d) * k(j, d);
+      P(i, j) = s * scale;
+      mx = std::max(mx, P(i, j));
+    }
+    double z = 0;
+    for (std::size_t j = 0; j < Sk; ++j) z += (P(i, j) = std::exp(P(i, j) - mx));
+    for (std::size_t j = 0; j < Sk; ++j) P(i, j) /= z;
+  }
+  Array dv = xt::zeros<double>({Sk, Dv}), dP = xt::zeros<double>({S, Sk});
+  for (std::size_t i = 0; i < S; ++i)
+    for (std::size_t j = 0; j < Sk; ++j) {
+      for (std::size_t e = 0; e < Dv; ++e) {
+        if (kn.transpose_probs) dv(j, e) += P(i, j) * dy(i, e);
+        dP(i, j) += dy(i, e) * v(j, e);
+      }
+    }
+  if (!kn.transpose_probs)  // P dy: only defined when S == Sk
+    for (std::size_t j = 0; j < Sk; ++j)
+      for (std::size_t e = 0; e < Dv; ++e)
+        for (std::size_t i = 0; i < S && j < S; ++i) dv(j, e) += P(j, i) * dy(i, e);
+  Array dS = xt::zeros<double>({S, Sk});
+  for (std::size_t i = 0; i < S; ++i) {
+    double dot = 0;
+    for (std::size_t j = 0; j < Sk; ++j) dot += dP(i, j) * P(i, j);
+    for (std::size_t j = 0; j < Sk; ++j)
+      dS(i, j) = kn.full_jacobian ? P(i, j) * (dP(i, j) - dot) : P(i, j) * (1 - P(i, j)) * dP(i, j);
+  }
+  const double f = kn.scale ? scale : 1.0;
+  Array dq = xt::zeros<double>({S, D}), dk = xt::zeros<double>({Sk, D});
+  for (std::size_t i = 0; i < S; ++i)
+    for (std::size_t j = 0; j < Sk; ++j)
+      for (std::size_t d = 0; d < D; ++d) {
+        dq(i, d) += f * dS(i, j) * k(j, d);
+        dk(j, d) += f * dS(i, j) * q(i, d);
+      }
+  return {dq, dk, dv};
+}
+
+}  // namespace
+
+Spec softmax_backward_spec() {
+  Spec s;
+  s.exercise = "softmax_backward";
+  Draw d(8);
+  const std::vector<std::pair<Shape, double>> shapes = {{{5}, 1}, {{3, 4}, 1}, {{2, 3, 5}, 2}, {{3, 6}, 8}, {{4, 1}, 1}};
+  for (const auto& [shape, spread] : shapes) {
+    Case c;
+    c.name = {"random " + shape_str(shape) + (spread > 4 ? ", peaked (logits ·8)" : ""),
+              "随机 " + shape_str(shape) + (spread > 4 ? "，尖锐分布（logits ·8）" : "")};
+    c.in = {d.normal(shape, 0, spread), d.normal(shape)};
+    s.cases.push_back(c);
+  }
+  s.reference = [](const Case& c) {
+    Outputs o = value_and_grads([](const std::vector<Tensor>& t) { return softmax(t[0], -1); }, {c.in[0]}, c.in[1]);
+    return Outputs{o[1]};
+  };
+  auto add = [&](const std::string& id, SoftmaxSlip slip, Text hint) {
+    s.mistakes.push_back({id,
+                          [slip](const Case& c) {
+                            const Array y = softmax(Tensor(c.in[0]), -1).value();
+                            return Outputs{softmax_backward_by_loops(c.in[1], y, slip)};
+                          },
+                          std::move(hint), false});
+  };
+  add("jacobian_diagonal_only", SoftmaxSlip::diagonal_only,
+      {"You used only the Jacobian's diagonal, y_i(1 − y_i). Every y_j depends on every x_i (they share the "
+       "denominator): ∂y_j/∂x_i = y_j(δ_ij − y_i), so dx = y ⊙ (dy − Σ_j dy_j y_j).",
+       "你只用了雅可比矩阵的对角线 y_i(1 − y_i)。每个 y_j 都依赖每个 x_i（它们共用分母）："
+       "∂y_j/∂x_i = y_j(δ_ij − y_i)，所以 dx = y ⊙ (dy − Σ_j dy_j y_j)。"});
+  add("sum_term_missing", SoftmaxSlip::sum_term_missing,
+      {"The − Σ_j dy_j y_j term is missing: dx = y ⊙ dy is the derivative of exp, not of softmax. The "
+       "normalisation couples the entries: dx = y ⊙ (dy − Σ_j dy_j y_j).",
+       "少了 − Σ_j dy_j y_j 这一项：dx = y ⊙ dy 是 exp 的导数，不是 softmax 的。归一化把各项耦合在一起："
+       "dx = y ⊙ (dy − Σ_j dy_j y_j)。"});
+  add("wrong_axis", SoftmaxSlip::wrong_axis,
+      {"The sum Σ_j dy_j y_j is over the wrong axis: the softmax is over the last axis, so the sum is per row "
+       "(over the last axis), once for each row.",
+       "Σ_j dy_j y_j 的求和轴错了：softmax 沿最后一个轴，所以每一行沿最后一个轴各求一次和。"});
+  return s;
+}
+
+Spec attention_backward_spec() {
+  Spec s;
+  s.exercise = "attention_backward";
+  Draw d(9);
+  struct Shp {
+    std::size_t S, D, Dv;
+    double spread;
+  };
+  for (const Shp& sh : std::vector<Shp>{{3, 4, 4, 1}, {5, 2, 3, 1}, {1, 3, 2, 1}, {4, 8, 5, 3}}) {
+    Case c;
+    c.name = {"S " + std::to_string(sh.S) + ", D " + std::to_string(sh.D) + ", Dv " + std::to_string(sh.Dv) +
+                  (sh.spread > 1 ? ", large scores" : ""),
+              "S " + std::to_string(sh.S) + "，D " + std::to_string(sh.D) + "，Dv " + std::to_string(sh.Dv) +
+                  (sh.spread > 1 ? "，大分数" : "")};
+    c.in = {d.normal({sh.S, sh.D}, 0, sh.spread), d.normal({sh.S, sh.D}, 0, sh.spread), d.normal({sh.S, sh.Dv}),
+            d.normal({sh.S, sh.Dv})};
+    s.cases.push_back(c);
+  }
+  s.reference = [](const Case& c) {
+    Outputs o = value_and_grads(
+        [](const std::vector<Tensor>& t) { return scaled_dot_product_attention(t[0], t[1], t[2]); },
+        {c.in[0], c.in[1], c.in[2]}, c.in[3]);
+    return Outputs{o[1], o[2], o[3]};
+  };
+  auto add = [&](const std::string& id, AttentionKnobs k, Text hint) {
+    s.mistakes.push_back({id, [k](const Case& c) { return attention_by_loops(c, k); }, std::move(hint), false});
+  };
+  AttentionKnobs k;
+  k.scale = false;
+  add("scale_missing", k,
+      {"dq and dk miss the 1/√D: the scores are q kᵀ/√D, so the scale multiplies their gradient too: "
+       "dq = dS k / √D, dk = dSᵀ q / √D.",
+       "dq 和 dk 少了 1/√D：分数是 q kᵀ/√D，所以缩放也乘在它们的梯度上：dq = dS k / √D，dk = dSᵀ q / √D。"});
+  k = {};
+  k.full_jacobian = false;
+  add("softmax_jacobian_diagonal_only", k,
+      {"The softmax's backward uses only the diagonal P(1 − P): each row's probabilities share a denominator, "
+       "so dS = P ⊙ (dP − rowsum(dP ⊙ P)).",
+       "softmax 的反向只用了对角线 P(1 − P)：每一行的概率共用分母，所以 dS = P ⊙ (dP − rowsum(dP ⊙ P))。"});
+  k = {};
+  k.transpose_probs = false;
+  add("probs_not_transposed", k,
+      {"dv = P dy, but y = P v gives dv = Pᵀ dy: key j collects the gradient of every query that attended to "
+       "it (column j of P).",
+       "dv = P dy，但 y = P v 给出 dv = Pᵀ dy：第 j 个 key 收集所有关注它的 query 的梯度（P 的第 j 列）。"});
+  return s;
+}
+
+}  // namespace tapegrad::exercise::detail

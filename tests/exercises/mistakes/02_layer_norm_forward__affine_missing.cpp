@@ -1,0 +1,27 @@
+// A planted mistake (written by tests/exercises/plant_mistakes.py from the reference solution):
+// exercise: layer_norm_forward
+// mistake: affine_missing (γ ignored)
+// The grader must fail it and diagnose diagnosis=affine_missing.
+#include <cmath>
+#include <string>
+
+#include "tapegrad/debug/exercise.hpp"
+
+// y = γ (x − μ) / sqrt(σ² + ε) + β over the last axis; σ² = mean((x − μ)²), two passes.
+tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
+                                   const tapegrad::Array& beta, double eps) {
+  const std::size_t N = x.shape().back(), rows = x.size() / N;
+  tapegrad::Array y = tapegrad::Array::from_shape(x.shape());
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* xr = x.data() + r * N;
+    double mean = 0;
+    for (std::size_t j = 0; j < N; ++j) mean += xr[j];
+    mean /= N;
+    double var = 0;
+    for (std::size_t j = 0; j < N; ++j) var += (xr[j] - mean) * (xr[j] - mean);
+    var /= N;  // biased: divide by N
+    const double inv_std = 1.0 / std::sqrt(var + eps);  // eps under the root
+    for (std::size_t j = 0; j < N; ++j) y.data()[r * N + j] = (xr[j] - mean) * inv_std + beta(j);
+  }
+  return y;
+}

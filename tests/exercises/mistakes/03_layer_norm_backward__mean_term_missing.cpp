@@ -1,0 +1,42 @@
+// A planted mistake (written by tests/exercises/plant_mistakes.py from the reference solution):
+// exercise: layer_norm_backward
+// mistake: mean_term_missing (μ treated as a constant)
+// The grader must fail it and diagnose diagnosis=mean_term_missing.
+#include <cmath>
+#include <string>
+
+#include "tapegrad/debug/exercise.hpp"
+
+// g = γ·dy; dx = (g − mean(g) − x̂·mean(g·x̂)) / σ; dγ = Σ_rows dy·x̂; dβ = Σ_rows dy.
+tapegrad::exercise::NormGrads layer_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
+                                                  const tapegrad::Array& gamma, double eps) {
+  const std::size_t N = x.shape().back(), rows = x.size() / N;
+  tapegrad::exercise::NormGrads out;
+  out.dx = tapegrad::Array::from_shape(x.shape());
+  out.dgamma = tapegrad::Array::from_shape({N});
+  out.dbeta = tapegrad::Array::from_shape({N});
+  out.dgamma.fill(0.0);
+  out.dbeta.fill(0.0);
+  std::vector<double> xhat(N), g(N);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* xr = x.data() + r * N;
+    const double* dyr = dy.data() + r * N;
+    double mean = 0, var = 0;
+    for (std::size_t j = 0; j < N; ++j) mean += xr[j];
+    mean /= N;
+    for (std::size_t j = 0; j < N; ++j) var += (xr[j] - mean) * (xr[j] - mean);
+    var /= N;
+    const double sigma = std::sqrt(var + eps);
+    double mean_g = 0, mean_gx = 0;
+    for (std::size_t j = 0; j < N; ++j) {
+      xhat[j] = (xr[j] - mean) / sigma;
+      g[j] = gamma(j) * dyr[j];
+      mean_g += g[j] / N;
+      mean_gx += g[j] * xhat[j] / N;
+      out.dgamma(j) += dyr[j] * xhat[j];
+      out.dbeta(j) += dyr[j];
+    }
+    for (std::size_t j = 0; j < N; ++j) out.dx.data()[r * N + j] = (g[j] - xhat[j] * mean_gx) / sigma;
+  }
+  return out;
+}

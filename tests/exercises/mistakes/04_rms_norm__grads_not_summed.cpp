@@ -1,0 +1,45 @@
+// A planted mistake (written by tests/exercises/plant_mistakes.py from the reference solution):
+// exercise: rms_norm
+// mistake: grads_not_summed (dγ per row)
+// The grader must fail it and diagnose diagnosis=grads_not_summed.
+#include <cmath>
+#include <string>
+
+#include "tapegrad/debug/exercise.hpp"
+
+// y = γ x / rms, rms = sqrt(mean(x²) + ε): no mean subtracted, no β.
+tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {
+  const std::size_t N = x.shape().back(), rows = x.size() / N;
+  tapegrad::Array y = tapegrad::Array::from_shape(x.shape());
+  for (std::size_t r = 0; r < rows; ++r) {
+    double ms = 0;
+    for (std::size_t j = 0; j < N; ++j) ms += x.data()[r * N + j] * x.data()[r * N + j];
+    const double rms = std::sqrt(ms / N + eps);
+    for (std::size_t j = 0; j < N; ++j) y.data()[r * N + j] = gamma(j) * x.data()[r * N + j] / rms;
+  }
+  return y;
+}
+
+// g = γ·dy; dx = (g − x̂·mean(g·x̂)) / rms; dγ = Σ_rows dy·x̂; no dβ.
+tapegrad::exercise::NormGrads rms_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
+                                                const tapegrad::Array& gamma, double eps) {
+  const std::size_t N = x.shape().back(), rows = x.size() / N;
+  tapegrad::exercise::NormGrads out;
+  out.dx = tapegrad::Array::from_shape(x.shape());
+  out.dgamma = tapegrad::Array::from_shape(x.shape());
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* xr = x.data() + r * N;
+    const double* dyr = dy.data() + r * N;
+    double ms = 0;
+    for (std::size_t j = 0; j < N; ++j) ms += xr[j] * xr[j];
+    const double rms = std::sqrt(ms / N + eps);
+    double mean_gx = 0;
+    for (std::size_t j = 0; j < N; ++j) {
+      mean_gx += gamma(j) * dyr[j] * (xr[j] / rms) / N;
+      out.dgamma.data()[r * N + j] = dyr[j] * xr[j] / rms;
+    }
+    for (std::size_t j = 0; j < N; ++j)
+      out.dx.data()[r * N + j] = (gamma(j) * dyr[j] - (xr[j] / rms) * mean_gx) / rms;
+  }
+  return out;
+}

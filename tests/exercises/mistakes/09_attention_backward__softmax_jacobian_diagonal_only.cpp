@@ -1,0 +1,51 @@
+// A planted mistake (written by tests/exercises/plant_mistakes.py from the reference solution):
+// exercise: attention_backward
+// mistake: softmax_jacobian_diagonal_only (dS = P(1 − P) dP)
+// The grader must fail it and diagnose diagnosis=softmax_jacobian_diagonal_only.
+#include <cmath>
+#include <string>
+
+#include "tapegrad/debug/exercise.hpp"
+
+// S = q kᵀ/√D, P = softmax(S) per row, y = P v.
+// dv = Pᵀ dy; dP = dy vᵀ; dS = P ⊙ (dP − rowsum(dP ⊙ P)); dq = dS k/√D; dk = dSᵀ q/√D.
+tapegrad::exercise::AttentionGrads attention_backward(const tapegrad::Array& dy, const tapegrad::Array& q,
+                                                      const tapegrad::Array& k, const tapegrad::Array& v) {
+  const std::size_t Sq = q.shape()[0], Sk = k.shape()[0], D = q.shape()[1], Dv = v.shape()[1];
+  const double scale = 1.0 / std::sqrt(double(D));
+  tapegrad::Array P = tapegrad::Array::from_shape({Sq, Sk});
+  for (std::size_t i = 0; i < Sq; ++i) {
+    double max = -INFINITY, z = 0;
+    for (std::size_t j = 0; j < Sk; ++j) {
+      double s = 0;
+      for (std::size_t d = 0; d < D; ++d) s += q(i, d) * k(j, d);
+      P(i, j) = s * scale;
+      max = std::max(max, P(i, j));
+    }
+    for (std::size_t j = 0; j < Sk; ++j) z += P(i, j) = std::exp(P(i, j) - max);  // subtract the max: no overflow
+    for (std::size_t j = 0; j < Sk; ++j) P(i, j) /= z;
+  }
+  tapegrad::exercise::AttentionGrads g;
+  g.dq = tapegrad::Array::from_shape(q.shape()), g.dk = tapegrad::Array::from_shape(k.shape());
+  g.dv = tapegrad::Array::from_shape(v.shape());
+  g.dq.fill(0), g.dk.fill(0), g.dv.fill(0);
+  for (std::size_t i = 0; i < Sq; ++i) {
+    std::vector<double> dP(Sk, 0.0);
+    double dot = 0;
+    for (std::size_t j = 0; j < Sk; ++j) {
+      for (std::size_t e = 0; e < Dv; ++e) {
+        dP[j] += dy(i, e) * v(j, e);
+        g.dv(j, e) += P(i, j) * dy(i, e);
+      }
+      dot += dP[j] * P(i, j);
+    }
+    for (std::size_t j = 0; j < Sk; ++j) {
+      const double dS = P(i, j) * (1 - P(i, j)) * dP[j];
+      for (std::size_t d = 0; d < D; ++d) {
+        g.dq(i, d) += dS * k(j, d) * scale;
+        g.dk(j, d) += dS * q(i, d) * scale;
+      }
+    }
+  }
+  return g;
+}
