@@ -58,9 +58,14 @@ def train_step(placement, depth, batch, d=64, d_in=16, classes=8):
                layer_norm_eps=1e-5, deepnorm_alpha=1.0,
                final_norm=placement in ("pre", "sandwich"))
     model = DepthModel(cfg)
-    adam = torch.optim.Adam(model.parameters())
     x = torch.randn(batch, d_in)
     y = torch.randint(0, classes, (batch,))
+    return adam_step(model, x, y)
+
+
+def adam_step(model, x, y):
+    """A function doing one step: forward, cross_entropy, backward, Adam (PyTorch's defaults)."""
+    adam = torch.optim.Adam(model.parameters())
 
     def step():
         adam.zero_grad(set_to_none=True)
@@ -69,6 +74,24 @@ def train_step(placement, depth, batch, d=64, d_in=16, classes=8):
         adam.step()
         return loss
     return step
+
+
+def transformer_step(depth, d=64, batch=64, seq_len=16, heads=4, classes=8, placement="pre"):
+    """One step of the lab's Transformer (bench/workloads.hpp's TransformerStep): embeddings,
+    TransformerBlocks (nn.MultiheadAttention, FFN d -> 4d -> d), final LayerNorm for pre, head at every
+    position, cross_entropy, Adam."""
+    torch.manual_seed(0)
+    cfg = dict(arch="transformer", d=d, classes=classes, seq_len=seq_len, heads=heads, depth=depth,
+               placement=placement, ffn_hidden=4 * d, layer_norm_eps=1e-5, deepnorm_alpha=1.0,
+               final_norm=placement in ("pre", "sandwich"))
+    model = DepthModel(cfg)
+    x = torch.randint(0, classes, (batch, seq_len)).double()
+    y = torch.randint(0, classes, (batch * seq_len,))
+    return adam_step(model, x, y)
+
+
+# (depth, d, batch, seq_len) of bench_transformer.cpp: issue 29's sizes, then --preset transformer's.
+TRANSFORMER_SIZES = [(8, 64, 64, 16), (24, 64, 64, 16)] + [(L, 32, 16, 8) for L in (2, 6, 12, 24)]
 
 
 def layer_norm_fwd_bwd(rows=4096, cols=1024):
@@ -119,6 +142,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--peak-memory", nargs=4, metavar=("PLACEMENT", "DEPTH", "BATCH", "STEPS"))
+    parser.add_argument("--transformer-only", action="store_true",
+                        help="only the Transformer steps (bench_transformer.cpp's sizes)")
     parser.add_argument("--train-step-only", action="store_true",
                         help="only the two training steps at d 64, batch 64, L 16 (run.sh's paired rounds)")
     args = parser.parse_args()
@@ -128,6 +153,11 @@ def main():
         return
     r = args.repetitions
     out = {"torch_version": torch.__version__, "threads": torch.get_num_threads()}
+    if args.transformer_only:
+        out["transformer_step_s"] = {"/".join(map(str, z)): best_seconds(transformer_step(*z), r)
+                                     for z in TRANSFORMER_SIZES}
+        print(json.dumps(out, indent=1))
+        return
     steps = [("pre", 16, 64), ("post", 16, 64)]
     if not args.train_step_only:
         steps += [("pre", L, 64) for L in (2, 4, 8, 32, 64)] + [("pre", 16, B) for B in (16, 256)]

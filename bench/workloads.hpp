@@ -14,9 +14,10 @@ namespace bench {
 using tapegrad::Array;
 using tapegrad::Tensor;
 
-// One training step of the depth-lab model (DepthModel): forward, cross_entropy,
-// backward, Adam step, on a fixed random batch.
-struct TrainStep {
+// One training step of a lab model (DepthModel) on a fixed random batch: forward,
+// cross_entropy, backward, Adam step. The model is made from `config` with gen{0}; the derived
+// workloads below then draw the batch from the same generator.
+struct LabStep {
   tapegrad::lab::RunConfig config;
   tapegrad::Generator gen{0};
   std::unique_ptr<tapegrad::lab::DepthModel> model;
@@ -24,16 +25,10 @@ struct TrainStep {
   Array x;
   std::vector<std::int64_t> y;
 
-  TrainStep(tapegrad::nn::Placement placement, std::size_t depth, std::size_t d, std::size_t batch) {
-    config.placement = placement;
-    config.depth = depth;
-    config.d = d;
-    config.batch = batch;
-    config.train_size = std::max<std::size_t>(config.train_size, batch);
+  explicit LabStep(const tapegrad::lab::RunConfig& c) : config(c) {
+    config.train_size = std::max<std::size_t>(config.train_size, config.batch);
     model = std::make_unique<tapegrad::lab::DepthModel>(config, gen);
     adam = std::make_unique<tapegrad::optim::Adam>(model->parameters());
-    x = gen.randn({batch, config.d_in});
-    for (std::size_t i = 0; i < batch; ++i) y.push_back(static_cast<std::int64_t>(gen.integer(config.classes)));
   }
 
   double run() {
@@ -42,6 +37,56 @@ struct TrainStep {
     loss.backward();
     adam->step();
     return loss.item();
+  }
+
+  // A forward pass without the tape, as the lab's evaluation runs it.
+  double evaluate() {
+    tapegrad::no_grad guard;
+    return tapegrad::cross_entropy(model->forward(Tensor(x)), y).item();
+  }
+};
+
+inline tapegrad::lab::RunConfig lab_config(tapegrad::nn::Placement placement, std::size_t depth, std::size_t d,
+                                           std::size_t batch) {
+  tapegrad::lab::RunConfig c;
+  c.placement = placement;
+  c.depth = depth;
+  c.d = d;
+  c.batch = batch;
+  return c;
+}
+
+// The FFN lab's model (the default --arch ffn) on a batch of random inputs.
+struct TrainStep : LabStep {
+  TrainStep(tapegrad::nn::Placement placement, std::size_t depth, std::size_t d, std::size_t batch)
+      : LabStep(lab_config(placement, depth, d, batch)) {
+    x = gen.randn({batch, config.d_in});
+    for (std::size_t i = 0; i < batch; ++i) y.push_back(static_cast<std::int64_t>(gen.integer(config.classes)));
+  }
+};
+
+// The lab's Transformer (--arch transformer): token and position embeddings, `depth`
+// TransformerBlocks (self-attention with `heads` heads, then the FFN d → 4d → d, each in the
+// placement), a final LayerNorm for pre, Linear(d → classes) at every position; a batch of
+// `batch` random sequences of `seq_len` tokens. bench/compare_torch.py's transformer_step is the
+// same model in PyTorch.
+inline tapegrad::lab::RunConfig transformer_config(tapegrad::nn::Placement placement, std::size_t depth,
+                                                   std::size_t d, std::size_t batch, std::size_t heads,
+                                                   std::size_t seq_len) {
+  tapegrad::lab::RunConfig c = lab_config(placement, depth, d, batch);
+  c.arch = "transformer";
+  c.heads = heads;
+  c.seq_len = seq_len;
+  return c;
+}
+
+struct TransformerStep : LabStep {
+  TransformerStep(tapegrad::nn::Placement placement, std::size_t depth, std::size_t d, std::size_t batch,
+                  std::size_t heads = 4, std::size_t seq_len = 16)
+      : LabStep(transformer_config(placement, depth, d, batch, heads, seq_len)) {
+    x = Array::from_shape({batch, seq_len});
+    for (double& t : x) t = static_cast<double>(gen.integer(config.classes));
+    for (std::size_t i = 0; i < batch * seq_len; ++i) y.push_back(static_cast<std::int64_t>(gen.integer(config.classes)));
   }
 };
 

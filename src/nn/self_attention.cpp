@@ -3,8 +3,6 @@
 #include "tapegrad/nn/init.hpp"
 #include "tapegrad/ops/attention.hpp"
 #include "tapegrad/ops/linear.hpp"
-#include "tapegrad/ops/narrow.hpp"
-#include "tapegrad/ops/shape.hpp"
 
 namespace tapegrad::nn {
 
@@ -25,15 +23,11 @@ Tensor SelfAttention::forward(const Tensor& x) {
   if (x.dim() != 3 || x.shape()[2] != d)
     throw ShapeError("SelfAttention: expected x of shape (B, S, d) with d = " + std::to_string(d) +
                      " (batch first), got " + x.label());
-  const long B = static_cast<long>(x.shape()[0]), S = static_cast<long>(x.shape()[1]);
-  const long H = static_cast<long>(heads), Dh = static_cast<long>(head_dim);
   const Tensor qkv = linear(x, in_proj_weight, in_proj_bias);  // (B, S, 3d): one product for q, k and v
-  // Part 0, 1 or 2 (q, k, v) of qkv, split into heads: (B, S, d) -> (B, S, H, Dh) -> (B, H, S, Dh).
-  const auto heads_of = [&](std::size_t part) {
-    return transpose(reshape(narrow(qkv, -1, part * d, d), {B, S, H, Dh}), 1, 2);
-  };
-  const Tensor y = scaled_dot_product_attention(heads_of(0), heads_of(1), heads_of(2), causal);  // (B, H, S, Dh)
-  return (*out_proj)(reshape(transpose(y, 1, 2), {B, S, static_cast<long>(d)}));  // heads merged: (B, S, d)
+  // Each of q, k, v split into heads, every head's attention, the heads merged back: (B, S, d).
+  // The reference (ops/attention.cpp) spells the layout changes out with narrow, reshape and
+  // transpose; the fast kernel (the default build) reads the heads in place.
+  return (*out_proj)(multi_head_attention(qkv, heads, causal));
 }
 
 std::string SelfAttention::extra_repr() const {

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <limits>
 
+#include "attention_kernel.hpp"
 #include "blas.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/batched_matmul.hpp"
 #include "tapegrad/ops/elementwise.hpp"
+#include "tapegrad/ops/narrow.hpp"
 #include "tapegrad/ops/shape.hpp"
 #include "tapegrad/ops/softmax.hpp"
 
@@ -43,10 +45,21 @@ AttentionShape check_attention(const std::string& op, const Tensor& q, const Ten
   return {batch, qs[nd - 2], ks[nd - 2], qs[nd - 1], vs[nd - 1]};
 }
 
-// How many keys query i sees: all of them, or under the causal mask keys 0..i.
-std::size_t visible_keys(bool causal, std::size_t i, std::size_t sk) { return causal ? std::min(sk, i + 1) : sk; }
-
 }  // namespace
+
+namespace kernels {
+
+PackedHeads check_packed_heads(const std::string& op, const Tensor& qkv, std::size_t heads) {
+  const std::string expected = "; expected qkv of shape (B, S, 3d) = [q | k | v] with d a positive multiple of heads";
+  if (heads == 0) throw ShapeError(op + ": heads = 0" + expected);
+  if (qkv.dim() != 3 || qkv.shape()[2] == 0 || qkv.shape()[2] % (3 * heads) != 0)
+    throw ShapeError(op + ": got qkv " + qkv.label() + " with heads = " + std::to_string(heads) + expected);
+  if (qkv.shape()[1] == 0) throw ShapeError(op + ": got qkv " + qkv.label() + " with no positions (S = 0)" + expected);
+  const std::size_t d = qkv.shape()[2] / 3;
+  return {qkv.shape()[0], qkv.shape()[1], d, heads, d / heads};
+}
+
+}  // namespace kernels
 
 // ---- scores = q kᵀ / √Dh (+ mask),  P = softmax(scores),  y = P v ----
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
@@ -61,16 +74,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
     double* p = probs.data() + b * s.sq * s.sk;
     blas::gemm({q.value().data() + b * s.sq * s.dh, s.sq, s.dh}, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh},
                true, p, 0.0);  // q kᵀ: (Sq, Dh) @ (Sk, Dh)ᵀ
-    for (std::size_t i = 0; i < s.sq; ++i) {  // softmax of each row, the masked keys left at 0
-      double* row = p + i * s.sk;
-      const std::size_t seen = visible_keys(causal, i, s.sk);
-      double max = -std::numeric_limits<double>::infinity();
-      for (std::size_t j = 0; j < seen; ++j) max = std::max(max, row[j] *= scale);
-      double total = 0.0;
-      for (std::size_t j = 0; j < seen; ++j) total += row[j] = std::exp(row[j] - max);
-      for (std::size_t j = 0; j < seen; ++j) row[j] /= total;
-      std::fill(row + seen, row + s.sk, 0.0);
-    }
+    kernels::softmax_rows(p, s.sq, s.sk, scale, causal);  // each row: softmax(scale · row), masked keys 0
     blas::gemm({p, s.sq, s.sk}, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, false,
                y.data() + b * s.sq * s.dv, 0.0);  // P v: (Sq, Sk) @ (Sk, Dv)
   }
@@ -100,13 +104,7 @@ TAPEGRAD_BACKWARD void scaled_dot_product_attention_backward(const Array& dy, co
     if (need_dv) blas::gemm(p, true, g, false, dv.data() + b * s.sk * s.dv, 0.0);  // (Sq, Sk)ᵀ @ (Sq, Dv)
     if (!need_scores) continue;
     blas::gemm(g, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, true, ds.data(), 0.0);  // dy vᵀ
-    for (std::size_t i = 0; i < s.sq; ++i) {
-      const double* prow = p.data + i * s.sk;
-      double* row = ds.data() + i * s.sk;
-      double dot = 0.0;
-      for (std::size_t j = 0; j < s.sk; ++j) dot += row[j] * prow[j];
-      for (std::size_t j = 0; j < s.sk; ++j) row[j] = prow[j] * (row[j] - dot) * scale;
-    }
+    kernels::softmax_backward_rows(ds.data(), p.data, s.sq, s.sk, scale);  // dP -> c · dS
     const blas::Matrix dscores{ds.data(), s.sq, s.sk};
     blas::gemm(dscores, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh}, false, dq.data() + b * s.sq * s.dh,
                0.0);  // (Sq, Sk) @ (Sk, Dh)
@@ -119,6 +117,31 @@ TAPEGRAD_BACKWARD void scaled_dot_product_attention_backward(const Array& dy, co
   }
   if (need_dv) v.accumulate_grad(std::move(dv));
 }
+
+// ---- multi-head attention on a packed (B, S, 3d) projection ----
+Tensor multi_head_attention(const Tensor& qkv, std::size_t heads, bool causal) {
+#if TAPEGRAD_FAST_KERNELS
+  return kernels::fast::multi_head_attention(qkv, heads, causal);
+#else
+  return kernels::reference::multi_head_attention(qkv, heads, causal);
+#endif
+}
+
+namespace kernels::reference {
+
+Tensor multi_head_attention(const Tensor& qkv, std::size_t heads, bool causal) {
+  const PackedHeads s = check_packed_heads("multi_head_attention", qkv, heads);
+  const long B = static_cast<long>(s.batch), S = static_cast<long>(s.seq);
+  const long H = static_cast<long>(heads), Dh = static_cast<long>(s.head_dim), d = static_cast<long>(s.d);
+  // Part 0, 1 or 2 (q, k, v) of qkv, split into heads: (B, S, d) -> (B, S, H, Dh) -> (B, H, S, Dh).
+  const auto heads_of = [&](std::size_t part) {
+    return transpose(reshape(narrow(qkv, -1, part * s.d, s.d), {B, S, H, Dh}), 1, 2);
+  };
+  const Tensor y = scaled_dot_product_attention(heads_of(0), heads_of(1), heads_of(2), causal);  // (B, H, S, Dh)
+  return reshape(transpose(y, 1, 2), {B, S, d});  // heads merged: (B, S, d)
+}
+
+}  // namespace kernels::reference
 
 namespace composed {
 

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "kernel_switch.hpp"  // use_fast_kernels, the one switch
+
 namespace tapegrad::kernels {
 
 enum class Groups { rows, columns };
@@ -60,7 +62,7 @@ NormalizeBackward normalize_backward;
 // The one switch: true runs the fast kernel, false the reference one. It starts as the CMake
 // option TAPEGRAD_FAST_KERNELS (ON by default, OFF in the debug preset); in gdb,
 // `set var tapegrad::kernels::use_fast_kernels = false` sends the next `step` into the reference.
-extern bool use_fast_kernels;
+// (Declared in kernel_switch.hpp, with the shape ops' kernels behind the same switch.)
 
 // What the ops call: the kernel that use_fast_kernels picks.
 inline void normalize_forward(const double* x, double* y, const Layout& L, Statistics mode, double eps,

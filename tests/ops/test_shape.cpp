@@ -1,4 +1,4 @@
-// transpose and reshape: gradchecks, values, errors.
+// transpose, permute and reshape: gradchecks, values, errors.
 #include "ops/op_common.hpp"
 
 using namespace tapegrad;
@@ -72,4 +72,29 @@ TEST_CASE("reshape: a shape whose element count overflows is refused, not wrappe
   CHECK(reshape(empty, {3, 0, 2}).shape() == Shape{3, 0, 2});
   CHECK_THROWS_AS(reshape(empty, {big, big, 0}), ShapeError);  // xtensor's strides would overflow
   CHECK_THROWS_WITH(reshape(empty, {0, -1}), Catch::StartsWith("reshape:") && Catch::Contains("-1"));
+}
+
+TEST_CASE("permute: gradcheck, values, negative dims", "[ops][shape][permute]") {
+  for (const std::vector<long>& dims : std::vector<std::vector<long>>{{0, 1, 2}, {2, 0, 1}, {1, 2, 0}, {-1, 0, -2}}) {
+    INFO("dims " << Catch::Detail::stringify(dims));
+    REQUIRE_GRADCHECK([dims](const Tensors& in) { return permute(in[0], dims); }, Tensors{param({2, 3, 4}, 36)});
+  }
+  const Tensor t = constant(xt::arange<double>(24.0).reshape({2, 3, 4}));
+  const Tensor y = permute(t, {2, 0, 1});
+  CHECK(y.shape() == Shape{4, 2, 3});
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 3; ++j)
+      for (std::size_t k = 0; k < 4; ++k) CHECK(y.value()(k, i, j) == t.value()(i, j, k));
+  CHECK(permute(t, {0, 2, 1}).value() == transpose(t, 1, 2).value());
+  // The head split of attention, (B, S, H, Dh) -> (B, H, S, Dh), and back.
+  const Tensor x = constant(randn({3, 5, 2, 4}, 37));
+  CHECK(permute(permute(x, {0, 2, 1, 3}), {0, 2, 1, 3}).value() == x.value());
+}
+
+TEST_CASE("permute: a wrong number of dims, or a dim out of range or twice, is refused", "[ops][shape][errors]") {
+  Tensor x = param({2, 3, 4}, 38, "x");
+  REQUIRE_THROWS_WITH(permute(x, {0, 1}), Catch::StartsWith("permute: got 2 dims for 'x' (2, 3, 4)") &&
+                                              Catch::Contains("a permutation of its 3 axes"));
+  REQUIRE_THROWS_WITH(permute(x, {0, 1, 3}), Catch::StartsWith("permute: dim 3 is out of range for 'x' (2, 3, 4)"));
+  REQUIRE_THROWS_WITH(permute(x, {0, 1, -3}), Catch::StartsWith("permute: dim -3 appears twice for 'x' (2, 3, 4)"));
 }

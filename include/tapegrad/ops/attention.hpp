@@ -20,6 +20,29 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 void scaled_dot_product_attention_backward(const Array& dy, const Tensor& q, const Tensor& k, const Tensor& v,
                                            const Array& probs);
 
+// Multi-head self-attention on a packed projection, as nn::SelfAttention uses it:
+// qkv (B, S, 3d) = [q | k | v] along the features, each of q, k, v split into `heads` heads of
+// d / heads features; y (B, S, d) = the heads' scaled_dot_product_attention side by side.
+// The op the build's switch picks (CMake TAPEGRAD_FAST_KERNELS):
+Tensor multi_head_attention(const Tensor& qkv, std::size_t heads, bool causal = false);
+
+// The two implementations, both always compiled (the tests compare them):
+namespace kernels::reference {
+// Read this one: narrow out q, k, v; reshape (B, S, d) -> (B, S, H, Dh) and transpose to
+// (B, H, S, Dh); the fused scaled_dot_product_attention; transpose and reshape back. Twelve tape
+// entries, each layout change a copy.
+Tensor multi_head_attention(const Tensor& qkv, std::size_t heads, bool causal = false);
+}  // namespace kernels::reference
+
+namespace kernels::fast {
+// The same products in the same order as one tape entry (src/ops/fast/attention_fast.cpp):
+// BLAS reads each head of q, k, v inside qkv (leading dimension 3d) and writes each head's output
+// into its columns of y (leading dimension d), so no layout is ever copied. The same bits as
+// reference:: (tests/ops/test_fast_attention.cpp).
+Tensor multi_head_attention(const Tensor& qkv, std::size_t heads, bool causal = false);
+void multi_head_attention_backward(const Array& dy, const Tensor& qkv, std::size_t heads, const Array& probs);
+}  // namespace kernels::fast
+
 namespace composed {
 // The same from batched_matmul, transpose, mul (by 1/√Dh), add (a mask of 0 and −∞, as
 // PyTorch's masked_fill(-inf)) and softmax: five or six tape entries, backward by autograd.
