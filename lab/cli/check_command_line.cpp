@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "tapegrad/lab/files.hpp"
 #include "tapegrad/lab/results_store.hpp"
@@ -140,6 +141,24 @@ Command check_sweep_or_dump(const CommandLine& o) {
   c.runs = runs_of(c.grid);
   c.plots = !o.no_plots;
   c.resume = o.resume;
+  if (!o.diagnose.empty()) {
+    if (o.resume || !o.shard.empty() || !o.dump.empty())
+      throw BadArguments("--diagnose takes no --resume, --shard or --dump");
+    Field k, tracked;  // counts of the program, checked as a run's are
+    k.what = "the number of minibatches", k.min = 16, k.max = 4096;
+    tracked.what = "the number of tracked updates", tracked.min = 1, tracked.max = RunLimits::max_steps;
+    for (const auto& [option, field, value] : {std::tuple{"--grad-batches", &k, o.grad_batches},
+                                               std::tuple{"--tracked-steps", &tracked, o.tracked_steps}}) {
+      const std::string problem = field->problem(FieldValue(value));
+      if (!problem.empty()) throw BadArguments(std::string(option) + ": " + problem);
+    }
+    c.mode = Command::Mode::diagnose;
+    c.grad_batches = static_cast<std::size_t>(o.grad_batches);
+    c.tracked_steps = static_cast<long>(o.tracked_steps);
+    c.out = o.diagnose;
+    check_writable("--diagnose", c.out);
+    return c;
+  }
   if (!o.dump.empty()) {
     if (o.resume || !o.shard.empty()) throw BadArguments("--dump records one run; it takes no --resume or --shard");
     if (c.runs.size() != 1)

@@ -86,7 +86,7 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
     std::vector<std::string>& words = o.words[f.key] = default_words(f);
     CLI::Option* opt = sweep_option(f.option, words, f.help);
     opt->type_name(f.kind == Field::Kind::count ? "INT" : f.kind == Field::Kind::real ? "FLOAT" : "NAME");
-    if (f.is_axis()) opt->delimiter(',');
+    if (f.is_axis() || f.role == Field::Role::setting) opt->delimiter(',');
     else opt->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     field_options.emplace_back(opt, f.key);
   }
@@ -96,6 +96,13 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
   sweep_option("--shard", o.shard, "Run only the i-th of n slices of the sweep (i/n, 0 <= i < n); merge them after");
   sweep_option("--dump", o.dump, "Write the replay record of the one run the options select into this folder "
                                  "(config.json, initial parameters, data, batches, losses as .npy) and stop");
+  sweep_option("--diagnose", o.diagnose,
+               "Write the papers' diagnostics of every run the options select into this folder and stop: the "
+               "expected gradient over --grad-batches minibatches at init, the hidden-state norms against Xiong's "
+               "Lemma 2, ||dF|| over the first --tracked-steps updates, the first step's output change "
+               "(expected_grads.csv, hidden_norms.csv, update_sizes.csv, output_change.csv)");
+  sweep_option("--grad-batches", o.grad_batches, "--diagnose: minibatches K of the expected gradient (>= 16)");
+  sweep_option("--tracked-steps", o.tracked_steps, "--diagnose: the updates whose ||dF|| is recorded");
   sweep_option("--preset", o.preset, "default, or transformer: the Transformer sweep (" + transformer_preset_text() +
                                      "); options given too override the preset's")
       ->check(CLI::IsMember({"default", "transformer"}));

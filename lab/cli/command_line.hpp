@@ -25,6 +25,8 @@ struct CommandLine {
   long long jobs = 0;  // 0 until parsed: the number of cores
   bool resume = false, no_plots = false;
   std::string shard, dump;
+  std::string diagnose;                   // --diagnose DIR: the papers' diagnostics of every run (paper_diagnostics.hpp)
+  long long grad_batches = 16, tracked_steps = 100;
   std::vector<std::string> sweep_options_given;  // the sweep options on the command line ("--depths", ...)
   std::vector<std::string> fields_given;         // the run fields among them, by key ("depth", ...)
 

@@ -71,10 +71,14 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"
   }
 }
 
-Tensor DepthModel::forward(const Tensor& x, std::vector<Tensor>* block_outputs) {
+Tensor DepthModel::embed(const Tensor& x) {
   // Positions 0..S−1 are the whole position table, so its lookup of arange(S) is the table itself,
   // added to every sequence of the batch by broadcasting: (B, S, d) + (S, d).
-  Tensor h = transformer ? (*token_embedding)(x) + position_embedding->weight : (*input)(x);
+  return transformer ? (*token_embedding)(x) + position_embedding->weight : (*input)(x);
+}
+
+Tensor DepthModel::forward(const Tensor& x, std::vector<Tensor>* block_outputs) {
+  Tensor h = embed(x);
   for (std::size_t l = 0; l < blocks->size(); ++l) {
     h = (*blocks)[l](h);
     if (block_outputs) block_outputs->push_back(h);

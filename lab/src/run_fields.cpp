@@ -129,6 +129,26 @@ Field axis(const char* key, T RunConfig::*member, const char* list_key, std::vec
   return f;
 }
 
+// A setting a sweep may list: its list in SweepGrid (empty or one value: base's).
+template <class T>
+Field setting(const char* key, T RunConfig::*member, std::vector<T> SweepGrid::*list, const char* option,
+              const char* what, const char* help) {
+  Field f = row(key, member, Field::Role::setting, option, what, help);
+  f.grid_values = [member, list](const SweepGrid& g) {
+    std::vector<FieldValue> out;
+    for (const T& x : g.*list) out.push_back(to_value(x));
+    if (out.empty()) out.push_back(to_value(g.base.*member));
+    return out;
+  };
+  f.set_grid_values = [member, list](SweepGrid& g, const std::vector<FieldValue>& values) {
+    (g.*list).clear();
+    if (values.size() == 1) g.base.*member = from_value<T>(values[0]);  // one value: as before lists existed
+    else
+      for (const FieldValue& v : values) (g.*list).push_back(from_value<T>(v));
+  };
+  return f;
+}
+
 Field&& range(Field&& f, long long min, long long max) {
   f.min = min, f.max = max;
   return std::move(f);
@@ -214,32 +234,32 @@ std::vector<Field> make_table() {
                   9, S::unless_default, "");
   arch.in_init_seed = arch.absent_means_default = true;
   t.push_back(std::move(arch));
-  Field init = id(row("init", &RunConfig::init, R::setting, "--init", "an initialisation",
-                      "Initialisation: pytorch (PyTorch's defaults) or xavier (the papers': Xavier-uniform Linear "
+  Field init = id(setting("init", &RunConfig::init, &SweepGrid::inits, "--inits,--init", "an initialisation",
+                      "Initialisations: pytorch (PyTorch's defaults) or xavier (the papers': Xavier-uniform Linear "
                       "weights, zero biases)"),
                   13, S::unless_default, "");
   init.in_init_seed = true;
   t.push_back(std::move(init));
-  t.push_back(id(row("norm", &RunConfig::norm, R::setting, "--norm", "a norm",
+  t.push_back(id(setting("norm", &RunConfig::norm, &SweepGrid::norms, "--norms,--norm", "a norm",
                      "The placement's norms and the final norm: layer (LayerNorm), rms (RMSNorm) or batch "
                      "(BatchNorm over the batch, and over every position of it for transformer)"),
                  14, S::unless_default, "", "norm"));
-  t.push_back(id(row("activation", &RunConfig::activation, R::setting, "--activation", "an activation",
+  t.push_back(id(setting("activation", &RunConfig::activation, &SweepGrid::activations, "--activations,--activation", "an activation",
                      "The FFN's activation: relu or gelu"),
                  15, S::unless_default, ""));
-  Field ffn_mult = id(range(row("ffn_mult", &RunConfig::ffn_mult, R::setting, "--ffn-mult",
+  Field ffn_mult = id(range(setting("ffn_mult", &RunConfig::ffn_mult, &SweepGrid::ffn_mults, "--ffn-mults,--ffn-mult",
                                 "the FFN width multiplier", "FFN hidden width = this times d"),
                             1, static_cast<long long>(L::max_ffn_mult)),
                       12, S::unless_default, "m");
   ffn_mult.in_init_seed = true;
   t.push_back(std::move(ffn_mult));
-  Field heads = id(range(row("heads", &RunConfig::heads, R::setting, "--heads", "the number of heads",
+  Field heads = id(range(setting("heads", &RunConfig::heads, &SweepGrid::head_counts, "--heads", "the number of heads",
                              "transformer: attention heads (must divide every width)"),
                          1, max_width),
                    10, S::transformer_only, "h");
   heads.transformer_only = true;
   t.push_back(std::move(heads));
-  Field seq_len = id(range(row("seq_len", &RunConfig::seq_len, R::setting, "--seq-len", "the sequence length",
+  Field seq_len = id(range(setting("seq_len", &RunConfig::seq_len, &SweepGrid::seq_lens, "--seq-lens,--seq-len", "the sequence length",
                                "transformer: tokens per sequence"),
                            1, static_cast<long long>(L::max_seq_len)),
                      11, S::transformer_only, "S");
