@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Transformer lab's initialisation diagnostics at L = 6, 12, 24, 48 (the README's table):
+# The Transformer lab's initialisation diagnostics at L = 6, 12, 24, 48 (docs/lab.md's table):
 # 32 runs of one step (post and pre, 4 seeds, Xavier init, the preset's width, heads and task),
 # then per placement and sublayer the median over the seeds of
 #   - the last/first block ratio of ||dL/dW|| of the output projection (Xiong et al. 2020, Fig. 3),

@@ -1,12 +1,12 @@
 #include "command.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <limits>
+#include <tuple>
 
 #include "tapegrad/lab/files.hpp"
 #include "tapegrad/lab/results_store.hpp"
+#include "tapegrad/lab/run_fields.hpp"
 
 namespace tapegrad::lab::cli {
 
@@ -14,102 +14,68 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A count typed on the command line, checked against its range before it becomes unsigned.
-template <class T>
-T in_range(const std::string& option, long long value, long long low, long long high, const char* what) {
-  if (value < low || value > high)
-    throw BadArguments(option + ": " + what + " must be between " + std::to_string(low) + " and " +
-                       std::to_string(high) + ", got " + std::to_string(value));
-  return static_cast<T>(value);
+// --jobs, checked as a run's counts are (Field::problem), though it is the program's, not the run's.
+std::size_t checked_jobs(long long jobs) {
+  Field f;
+  f.what = "the number of threads";
+  f.min = 1, f.max = kMaxJobs;
+  const std::string problem = f.problem(FieldValue(jobs));
+  if (!problem.empty()) throw BadArguments("--jobs: " + problem);
+  return static_cast<std::size_t>(jobs);
 }
 
-template <class T>
-std::vector<T> all_in_range(const std::string& option, const std::vector<long long>& values, long long low,
-                            long long high, const char* what) {
-  std::vector<T> out;
-  for (long long v : values) out.push_back(in_range<T>(option, v, low, high, what));
-  return out;
+// The option that sets a field, for messages: "--depths" (the key for a field without one).
+std::string option_of(const std::string& key) {
+  if (key.empty()) return "";
+  const Field& f = run_field(key);
+  return f.option.empty() ? key : long_option(f.option);
 }
 
-void one_of(const std::string& option, const std::string& value, std::initializer_list<const char*> valid) {
-  std::string list;
-  for (const char* v : valid) {
-    if (value == v) return;
-    list += (list.empty() ? "" : ", ") + std::string(v);
-  }
-  throw BadArguments(option + ": expected one of " + list + ", got '" + value + "'");
+// A bad value of a run's field, said with the option's name: "--depths: a depth ... got 0".
+BadArguments bad_field(const FieldError& e) {
+  return BadArguments(e.field.empty() ? e.problem : option_of(e.field) + ": " + e.problem);
 }
 
-// --arch and its choices, into g.base; the widths must be set already (heads must divide each).
-void check_architecture(const CommandLine& o, SweepGrid& g) {
-  using L = RunLimits;
-  one_of("--arch", o.arch, {"ffn", "transformer"});
-  one_of("--init", o.init, {"pytorch", "xavier"});
-  one_of("--norm", o.norm, {"layer", "rms", "batch"});
-  one_of("--activation", o.activation, {"relu", "gelu"});
-  g.base.arch = o.arch;
-  g.base.init = o.init;
-  g.base.norm = o.norm;
-  g.base.activation = o.activation;
-  g.base.ffn_mult = in_range<std::size_t>("--ffn-mult", o.ffn_mult, 1, L::max_ffn_mult, "the FFN width multiplier");
-  g.base.heads = in_range<std::size_t>("--heads", o.heads, 1, L::max_width, "the number of heads");
-  g.base.seq_len = in_range<std::size_t>("--seq-len", o.seq_len, 1, L::max_seq_len, "the sequence length");
-  const auto& given = o.sweep_options_given;
-  if (o.arch != "transformer")
-    for (const char* option : {"--heads", "--seq-len"})
-      if (std::find(given.begin(), given.end(), option) != given.end())
-        throw BadArguments(std::string(option) + " applies to --arch transformer only");
-  if (o.arch == "transformer")
-    for (std::size_t d : g.widths)
-      if (d % g.base.heads != 0)
-        throw BadArguments("--heads " + std::to_string(g.base.heads) + " does not divide the width " +
-                           std::to_string(d) + " (each head gets d / heads features); choose widths that are "
-                           "multiples of --heads");
-}
-
+// The grid from the fields' words: each word parsed and checked by its row of the table (the same check
+// validate() makes), then the runs expanded, each validated (the rules between fields, the memory).
 SweepGrid grid_of(const CommandLine& o) {
-  using L = RunLimits;
   SweepGrid g;
-  for (const auto& name : o.placements) {
+  for (const Field& f : run_fields()) {
+    const auto words = o.words.find(f.key);
+    if (words == o.words.end()) continue;  // not on the command line: RunConfig's default
+    std::vector<FieldValue> values;
     try {
-      g.placements.push_back(nn::parse_placement(name));
+      for (const std::string& word : words->second) {
+        values.push_back(f.parse(word));
+        const std::string problem = f.problem(values.back());
+        if (!problem.empty()) throw FieldError(f.key, problem);
+      }
+      f.set_grid_values(g, values);
+    } catch (const FieldError& e) {
+      throw bad_field(e);
     } catch (const Error& e) {
-      throw BadArguments(std::string("--placements: ") + e.what());
+      throw BadArguments(option_of(f.key) + ": " + e.what());
     }
   }
-  for (double lr : o.lrs)
-    if (!(lr > 0.0) || !std::isfinite(lr))
-      throw BadArguments("--lrs: a learning rate must be a finite number > 0, got " + format_double(lr));
-  g.lrs = o.lrs;
-  g.depths = all_in_range<std::size_t>("--depths", o.depths, 1, L::max_depth, "a depth (number of blocks)");
-  g.widths = all_in_range<std::size_t>("--widths", o.widths, 1, L::max_width, "a width");
-  g.warmups = all_in_range<long>("--warmups", o.warmups, 0, L::max_steps, "a warmup (in steps)");
-  g.steps = all_in_range<long>("--steps", o.steps, 1, L::max_steps, "the number of steps");
-  g.seeds = all_in_range<std::uint64_t>("--seeds", o.seeds, 0, std::numeric_limits<long long>::max(), "a seed");
-  const auto set_size = static_cast<long long>(L::max_set_size);
-  g.base.train_size = in_range<std::size_t>("--train-size", o.train_size, 1, set_size, "the train set size");
-  g.base.eval_size = in_range<std::size_t>("--eval-size", o.eval_size, 1, set_size, "the eval set size");
-  g.base.eval_every = in_range<long>("--eval-every", o.eval_every, 1, L::max_steps, "the eval interval");
-  for (long long b : o.batches)
-    if (b < 1 || b > o.train_size)
-      throw BadArguments("--batch: a batch size must be between 1 and --train-size (" + std::to_string(o.train_size) +
-                         "), got " + std::to_string(b));
-  g.batches = all_in_range<std::size_t>("--batch", o.batches, 1, set_size, "a batch size");
-  check_architecture(o, g);
+  if (!is_transformer(g.base))
+    for (const std::string& key : o.fields_given)
+      if (run_field(key).transformer_only)
+        throw BadArguments(option_of(key) + " applies to --arch transformer only");
   return g;
 }
 
-// The grid's runs; each checked by validate(RunConfig) (limits, memory), lists without repeats.
+// The grid's runs, each checked by validate(RunConfig) (limits, memory), lists without repeats.
 std::vector<RunConfig> runs_of(const SweepGrid& g) {
   std::size_t count = 1;  // checked before expanding, so that a huge grid is not built to be refused
-  for (std::size_t n : {g.placements.size(), g.lrs.size(), g.warmups.size(), g.depths.size(), g.widths.size(),
-                        g.steps.size(), g.batches.size(), g.seeds.size()}) {
-    count *= std::max<std::size_t>(n, 1);
+  for (const Field& f : run_fields()) {
+    count *= std::max<std::size_t>(f.grid_values(g).size(), 1);
     if (count > kMaxRuns)
       throw BadArguments("the options give more than " + std::to_string(kMaxRuns) + " runs; sweep fewer values");
   }
   try {
     return expand(g);
+  } catch (const FieldError& e) {
+    throw bad_field(e);
   } catch (const Error& e) {
     throw BadArguments(e.what());
   }
@@ -171,10 +137,28 @@ Command check_sweep_or_dump(const CommandLine& o) {
   if (o.allow_partial) throw BadArguments("--allow-partial is an option of merge only");
   Command c;
   c.grid = grid_of(o);
-  c.jobs = in_range<std::size_t>("--jobs", o.jobs, 1, kMaxJobs, "the number of threads");
+  c.jobs = checked_jobs(o.jobs);
   c.runs = runs_of(c.grid);
   c.plots = !o.no_plots;
   c.resume = o.resume;
+  if (!o.diagnose.empty()) {
+    if (o.resume || !o.shard.empty() || !o.dump.empty())
+      throw BadArguments("--diagnose takes no --resume, --shard or --dump");
+    Field k, tracked;  // counts of the program, checked as a run's are
+    k.what = "the number of minibatches", k.min = 16, k.max = 4096;
+    tracked.what = "the number of tracked updates", tracked.min = 1, tracked.max = RunLimits::max_steps;
+    for (const auto& [option, field, value] : {std::tuple{"--grad-batches", &k, o.grad_batches},
+                                               std::tuple{"--tracked-steps", &tracked, o.tracked_steps}}) {
+      const std::string problem = field->problem(FieldValue(value));
+      if (!problem.empty()) throw BadArguments(std::string(option) + ": " + problem);
+    }
+    c.mode = Command::Mode::diagnose;
+    c.grad_batches = static_cast<std::size_t>(o.grad_batches);
+    c.tracked_steps = static_cast<long>(o.tracked_steps);
+    c.out = o.diagnose;
+    check_writable("--diagnose", c.out);
+    return c;
+  }
   if (!o.dump.empty()) {
     if (o.resume || !o.shard.empty()) throw BadArguments("--dump records one run; it takes no --resume or --shard");
     if (c.runs.size() != 1)

@@ -23,7 +23,7 @@ constexpr std::size_t kMaxRuns = 100000;
 constexpr long long kMaxJobs = 256;
 
 struct Command {
-  enum class Mode { sweep, merge, dump } mode = Mode::sweep;
+  enum class Mode { sweep, merge, dump, diagnose } mode = Mode::sweep;
   SweepGrid grid;               // sweep and dump: from the options; merge: from the folders' sweep.json
   std::vector<RunConfig> runs;  // expand(grid)
   std::string out;              // the results folder (merge: OUT; dump: the record's folder)
@@ -33,6 +33,8 @@ struct Command {
   bool resume = false, plots = true, allow_partial = false;
   bool out_created = false;     // the check created `out` (a merge that fails removes it again, if still empty)
   std::vector<std::string> merge_dirs;
+  std::size_t grad_batches = 16;  // diagnose only
+  long tracked_steps = 100;
 };
 
 // The one check of the command line: numbers in range, names known, options that
@@ -46,5 +48,6 @@ Command check_command_line(const CommandLine& line);
 int run_sweep(const Command& command, const std::atomic<bool>& stop);
 int run_merge(const Command& command);
 int run_dump(const Command& command);
+int run_diagnose(const Command& command);
 
 }  // namespace tapegrad::lab::cli

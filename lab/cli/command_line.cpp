@@ -1,12 +1,14 @@
 #include "command_line.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 
 #include "command.hpp"
 #include "exit_status.hpp"
+#include "tapegrad/lab/run_fields.hpp"
 
 namespace tapegrad::lab::cli {
 
@@ -55,46 +57,53 @@ std::string description() {
 
 }  // namespace
 
+std::string long_option(const std::string& names) { return names.substr(names.rfind(',') + 1); }
+
+// The words of a field's value in RunConfig (its default when the table gives no default sweep).
+std::vector<std::string> default_words(const Field& f) {
+  std::vector<std::string> words;
+  std::string word;
+  std::istringstream in(f.sweep_default.empty() ? Field::text(f.get(RunConfig{})) : f.sweep_default);
+  while (std::getline(in, word, ',')) words.push_back(word);
+  return words;
+}
+
 std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
   o.jobs = std::max(1u, std::thread::hardware_concurrency());
   CLI::App app{description()};
   app.option_defaults()->always_capture_default();
   std::vector<CLI::Option*> sweep_options;  // what merge must not be given
+  std::vector<std::pair<CLI::Option*, std::string>> field_options;  // and which field each run option sets
   auto sweep_option = [&](const std::string& names, auto& value, const std::string& help) {
     CLI::Option* opt = app.add_option(names, value, help);
     sweep_options.push_back(opt);
     return opt;
   };
   sweep_option("-o,--out", o.out, "Output folder");
-  sweep_option("--placements", o.placements, "Norm placements: post, pre, deepnorm, rezero, sandwich, none")
-      ->delimiter(',');
-  sweep_option("--depths", o.depths, "Depths L (number of residual blocks)")->delimiter(',');
-  sweep_option("--lrs", o.lrs, "Peak learning rates of Adam")->delimiter(',');
-  sweep_option("--warmups", o.warmups, "Linear warmup lengths in steps (0: none): lr*min(1,(t+1)/W)")->delimiter(',');
-  sweep_option("--seeds", o.seeds, "Seeds (each its own data, init and batches)")->delimiter(',');
-  sweep_option("-d,--widths", o.widths, "Widths d of the residual stream")->delimiter(',');
-  sweep_option("--steps", o.steps, "Training steps per run")->delimiter(',');
-  sweep_option("--batch", o.batches, "Minibatch sizes")->delimiter(',');
-  sweep_option("--train-size", o.train_size, "Train set size (drawn once per seed)");
-  sweep_option("--eval-size", o.eval_size, "Eval set size (drawn once per seed)");
-  sweep_option("--eval-every", o.eval_every, "Evaluate every this many steps (for the collapse criterion)");
+  // The run's fields, from the table: a list option for each axis (--depths 2,4,8), one value for the rest.
+  for (const Field& f : run_fields()) {
+    if (f.option.empty()) continue;
+    std::vector<std::string>& words = o.words[f.key] = default_words(f);
+    CLI::Option* opt = sweep_option(f.option, words, f.help);
+    opt->type_name(f.kind == Field::Kind::count ? "INT" : f.kind == Field::Kind::real ? "FLOAT" : "NAME");
+    if (f.is_axis() || f.role == Field::Role::setting) opt->delimiter(',');
+    else opt->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    field_options.emplace_back(opt, f.key);
+  }
   sweep_option("-j,--jobs", o.jobs, "Runs in parallel (threads; default: number of cores)");
   sweep_options.push_back(app.add_flag("--resume", o.resume,
                                        "Continue a sweep in --out: skip the runs already finished, redo damaged ones"));
   sweep_option("--shard", o.shard, "Run only the i-th of n slices of the sweep (i/n, 0 <= i < n); merge them after");
   sweep_option("--dump", o.dump, "Write the replay record of the one run the options select into this folder "
                                  "(config.json, initial parameters, data, batches, losses as .npy) and stop");
-  sweep_option("--arch", o.arch, "Architecture: ffn (FFN blocks on the teacher task) or transformer (attention + "
-                                 "FFN blocks on the copy task)");
-  sweep_option("--init", o.init, "Initialisation: pytorch (PyTorch's defaults) or xavier (the papers': Xavier-uniform "
-                                 "Linear weights, zero biases)");
-  sweep_option("--norm", o.norm, "The placement's norms and the final norm: layer (LayerNorm), rms (RMSNorm) or batch "
-                                 "(BatchNorm over the batch, and over every position of it for transformer)");
-  sweep_option("--activation", o.activation, "The FFN's activation: relu or gelu");
-  sweep_option("--ffn-mult", o.ffn_mult, "FFN hidden width = this times d");
-  sweep_option("--heads", o.heads, "transformer: attention heads (must divide every width)");
-  sweep_option("--seq-len", o.seq_len, "transformer: tokens per sequence");
-  sweep_option("--preset", o.preset, "default, or transformer: the Transformer sweep (" + kTransformerPresetSweep +
+  sweep_option("--diagnose", o.diagnose,
+               "Write the papers' diagnostics of every run the options select into this folder and stop: the "
+               "expected gradient over --grad-batches minibatches at init, the hidden-state norms against Xiong's "
+               "Lemma 2, ||dF|| over the first --tracked-steps updates, the first step's output change "
+               "(expected_grads.csv, hidden_norms.csv, update_sizes.csv, output_change.csv)");
+  sweep_option("--grad-batches", o.grad_batches, "--diagnose: minibatches K of the expected gradient (>= 16)");
+  sweep_option("--tracked-steps", o.tracked_steps, "--diagnose: the updates whose ||dF|| is recorded");
+  sweep_option("--preset", o.preset, "default, or transformer: the Transformer sweep (" + transformer_preset_text() +
                                      "); options given too override the preset's")
       ->check(CLI::IsMember({"default", "transformer"}));
   app.add_flag("--no-plots", o.no_plots, "Do not write or draw the gnuplot figures");
@@ -117,31 +126,39 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
   o.merge = merge->parsed();
   for (const CLI::Option* opt : sweep_options)
     if (opt->count() > 0) o.sweep_options_given.push_back(opt->get_name());
+  for (const auto& [opt, key] : field_options)
+    if (opt->count() > 0) o.fields_given.push_back(key);
   apply_preset(o);
   return std::nullopt;
 }
 
+const std::vector<std::pair<std::string, std::string>>& transformer_preset() {
+  static const std::vector<std::pair<std::string, std::string>> preset{
+      {"arch", "transformer"}, {"init", "xavier"},     {"placement", "post,pre,deepnorm,rezero"},
+      {"depth", "2,6,12,24"},  {"lr", "1e-3,3e-3"},    {"warmup", "0,100"},
+      {"seed", "0,1"},         {"d", "32"},            {"heads", "4"},
+      {"seq_len", "8"},        {"steps", "200"},       {"batch", "16"},
+      {"train_size", "1024"},  {"eval_size", "256"}};
+  return preset;
+}
+
+std::string transformer_preset_text() {
+  std::string text;
+  for (const auto& [key, words] : transformer_preset())
+    text += (text.empty() ? "" : " ") + long_option(run_field(key).option) + " " + words;
+  return text;
+}
+
 void apply_preset(CommandLine& o) {
   if (o.preset != "transformer") return;
-  const auto& given = o.sweep_options_given;
-  auto set = [&](const char* option, auto& field, auto value) {
-    if (std::find(given.begin(), given.end(), option) == given.end()) field = value;
-  };
-  // See kTransformerPresetSweep (command.hpp) and docs/lab.md for why these values.
-  set("--arch", o.arch, std::string("transformer"));
-  set("--init", o.init, std::string("xavier"));
-  set("--placements", o.placements, std::vector<std::string>{"post", "pre", "deepnorm", "rezero"});
-  set("--depths", o.depths, std::vector<long long>{2, 6, 12, 24});
-  set("--lrs", o.lrs, std::vector<double>{1e-3, 3e-3});
-  set("--warmups", o.warmups, std::vector<long long>{0, 100});
-  set("--seeds", o.seeds, std::vector<long long>{0, 1});
-  set("--widths", o.widths, std::vector<long long>{32});
-  set("--steps", o.steps, std::vector<long long>{200});
-  set("--batch", o.batches, std::vector<long long>{16});
-  set("--seq-len", o.seq_len, 8LL);
-  set("--heads", o.heads, 4LL);
-  set("--train-size", o.train_size, 1024LL);
-  set("--eval-size", o.eval_size, 256LL);
+  const auto& given = o.fields_given;
+  for (const auto& [key, words] : transformer_preset()) {
+    if (std::find(given.begin(), given.end(), key) != given.end()) continue;
+    std::vector<std::string>& list = o.words[key];
+    list.clear();
+    std::istringstream in(words);
+    for (std::string word; std::getline(in, word, ',');) list.push_back(word);
+  }
 }
 
 }  // namespace tapegrad::lab::cli

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
       case Command::Mode::sweep: return run_sweep(command, g_stop);
       case Command::Mode::merge: return run_merge(command);
       case Command::Mode::dump: return run_dump(command);
+      case Command::Mode::diagnose: return run_diagnose(command);
     }
   } catch (const BadArguments& e) {
     std::cerr << "tapegrad-depth: " << e.what() << "\nRun with --help for the options.\n";

@@ -20,10 +20,9 @@ void xavier_linear(nn::Linear& layer, double gain, Generator& gen) {
 }  // namespace
 
 DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"), transformer(is_transformer(c)) {
-  validate(c);
   const std::size_t hidden = c.ffn_mult * c.d;
   nn::ResidualBlockOptions residual;
-  residual.norm = c.norm;
+  residual.norm = lab::to_string(c.norm);
   double beta = 1.0;  // DeepNorm's weight scale inside the blocks
   if (c.placement == nn::Placement::deepnorm) {
     const auto dn = nn::deepnorm_constants(c.depth);
@@ -41,20 +40,20 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"
     if (transformer) {
       nn::TransformerBlockOptions options;
       options.hidden = hidden;
-      options.activation = c.activation;
+      options.activation = tapegrad::to_string(c.activation);
       options.residual = residual;
       blocks->append(std::make_shared<nn::TransformerBlock>(c.d, c.heads, c.placement, options, gen));
     } else {
       residual.sublayer_name = "ffn";  // PyTorch's state_dict keys: blocks.3.ffn.fc1.weight
-      blocks->append(std::make_shared<nn::ResidualBlock>(std::make_shared<nn::FFN>(c.d, hidden, c.activation, gen),
+      blocks->append(std::make_shared<nn::ResidualBlock>(std::make_shared<nn::FFN>(c.d, hidden, tapegrad::to_string(c.activation), gen),
                                                          c.placement, c.d, residual));
     }
   }
   if (nn::needs_final_norm(c.placement))
-    final_norm = register_module("final_norm", nn::make_norm(c.norm, c.d, residual.eps));
+    final_norm = register_module("final_norm", nn::make_norm(residual.norm, c.d, residual.eps));
   head = register_module("head", std::make_shared<nn::Linear>(c.d, c.classes, true, gen));
 
-  if (c.init == "xavier") {
+  if (c.init == Init::xavier) {
     if (input) xavier_linear(*input, 1.0, gen);
     for (std::size_t l = 0; l < c.depth; ++l) {
       if (transformer) {
@@ -72,10 +71,14 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"
   }
 }
 
-Tensor DepthModel::forward(const Tensor& x, std::vector<Tensor>* block_outputs) {
+Tensor DepthModel::embed(const Tensor& x) {
   // Positions 0..S−1 are the whole position table, so its lookup of arange(S) is the table itself,
   // added to every sequence of the batch by broadcasting: (B, S, d) + (S, d).
-  Tensor h = transformer ? (*token_embedding)(x) + position_embedding->weight : (*input)(x);
+  return transformer ? (*token_embedding)(x) + position_embedding->weight : (*input)(x);
+}
+
+Tensor DepthModel::forward(const Tensor& x, std::vector<Tensor>* block_outputs) {
+  Tensor h = embed(x);
   for (std::size_t l = 0; l < blocks->size(); ++l) {
     h = (*blocks)[l](h);
     if (block_outputs) block_outputs->push_back(h);

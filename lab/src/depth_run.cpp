@@ -34,7 +34,7 @@ double mean_loss(DepthModel& model, const Dataset& data) {
 double collapse_threshold(std::size_t classes) { return 0.7 * std::log(static_cast<double>(classes)); }
 
 TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_set, const Batches& batches,
-               const RunConfig& c, const std::atomic<bool>* stop) {
+               const RunConfig& c, const std::atomic<bool>* stop, const AfterUpdate& after_update) {
   const std::vector<Tensor> params = model.parameters();
   optim::AdamOptions adam_options;  // PyTorch's defaults: betas (0.9, 0.999), eps 1e-8, no weight decay
   adam_options.lr = c.lr;
@@ -70,6 +70,7 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
     const Array before = step == 0 ? probe_output(model, probe) : Array();
     adam.step();
     if (step == 0) log.first_step = output_change(before, probe_output(model, probe), lr);
+    if (after_update) after_update(step, lr);
   }
   evaluate(steps);
   return log;

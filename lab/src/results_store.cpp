@@ -29,14 +29,6 @@ constexpr const char* kTmpPrefix = ".tmp-";
 const char* const kRowFiles[] = {kRunFile, kCurvesFile, kInitFile, kOutputChangeFile};
 constexpr std::size_t kRowFileCount = sizeof kRowFiles / sizeof kRowFiles[0];
 
-// The columns every CSV starts with: which run the row belongs to.
-std::string config_columns(const RunConfig& c) {
-  std::ostringstream s;
-  s << run_id(c) << ',' << nn::to_string(c.placement) << ',' << c.depth << ',' << c.d << ',' << format_double(c.lr)
-    << ',' << c.warmup << ',' << c.seed;
-  return s.str();
-}
-
 std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> parts;
   std::string part;
@@ -89,6 +81,13 @@ double number_field(const std::string& text, const std::string& file, const char
 }
 
 }  // namespace
+
+std::string config_columns(const RunConfig& c) {
+  std::ostringstream s;
+  s << run_id(c) << ',' << nn::to_string(c.placement) << ',' << c.depth << ',' << c.d << ',' << format_double(c.lr)
+    << ',' << c.warmup << ',' << c.seed;
+  return s.str();
+}
 
 std::string run_row(const RunResult& r) {
   std::ostringstream s;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "tapegrad/lab/depth_run.hpp"
+#include "tapegrad/lab/run_fields.hpp"
 
 namespace tapegrad::lab {
 
@@ -15,11 +16,43 @@ struct DepthVerdict {
   std::size_t runs = 0, failed = 0;
 };
 
-// One cell: placement p at (lr, warmup), over the grid's depths.
-std::string cell(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, nn::Placement p, double lr, long warmup) {
+// A row of the table: a placement, and a value of each setting the sweep lists several of ("post xavier").
+struct Row {
+  nn::Placement placement;
+  std::vector<std::pair<const Field*, FieldValue>> settings;
+  std::string label;
+  bool has(const RunConfig& c) const {
+    if (c.placement != placement) return false;
+    for (const auto& [field, value] : settings)
+      if (field->get(c) != value) return false;
+    return true;
+  }
+};
+
+std::vector<Row> rows_of(const SweepGrid& g) {
+  std::vector<Row> rows;
+  for (auto p : g.placements) rows.push_back({p, {}, nn::to_string(p)});
+  for (const Field& f : run_fields()) {
+    const std::vector<FieldValue> values = f.grid_values(g);
+    if (f.is_axis() || values.size() < 2) continue;
+    std::vector<Row> wider;
+    for (const Row& r : rows)
+      for (const FieldValue& v : values) {
+        Row w = r;
+        w.settings.emplace_back(&f, v);
+        w.label += " " + Field::text(v);
+        wider.push_back(w);
+      }
+    rows = wider;
+  }
+  return rows;
+}
+
+// One cell: a row at (lr, warmup), over the grid's depths.
+std::string cell(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, const Row& row, double lr, long warmup) {
   std::vector<DepthVerdict> per_depth(g.depths.size());
   for (const auto& o : outcomes) {
-    if (o.config.placement != p || o.config.lr != lr || o.config.warmup != warmup) continue;
+    if (!row.has(o.config) || o.config.lr != lr || o.config.warmup != warmup) continue;
     const auto k = static_cast<std::size_t>(
         std::find(g.depths.begin(), g.depths.end(), o.config.depth) - g.depths.begin());
     if (k == g.depths.size()) continue;
@@ -50,10 +83,10 @@ std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& out
   for (double lr : g.lrs)
     for (long w : g.warmups) headers.push_back("lr=" + format_double(lr) + " warmup=" + std::to_string(w));
   std::vector<std::vector<std::string>> rows;
-  for (auto p : g.placements) {
-    std::vector<std::string> row{nn::to_string(p)};
+  for (const Row& r : rows_of(g)) {
+    std::vector<std::string> row{r.label};
     for (double lr : g.lrs)
-      for (long w : g.warmups) row.push_back(cell(g, outcomes, p, lr, w));
+      for (long w : g.warmups) row.push_back(cell(g, outcomes, r, lr, w));
     rows.push_back(row);
   }
   std::vector<std::size_t> width(headers.size());

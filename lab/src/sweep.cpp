@@ -5,75 +5,71 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_json.hpp"
+#include "tapegrad/lab/run_fields.hpp"
+
 namespace tapegrad::lab {
 
 bool SweepGrid::operator==(const SweepGrid& o) const { return to_json(*this) == to_json(o); }
 
 namespace {
 
-template <class T>
-void check_list(const std::vector<T>& values, const std::string& name) {
-  if (values.empty()) throw Error("sweep: the list of " + name + " is empty");
+// The fields in the sweep's order: the axes canonically (placement outermost, seed innermost), then the others
+// in the table's order (each one value per sweep, or a list for a swept setting: innermost).
+std::vector<const Field*> sweep_order() {
+  std::vector<const Field*> out = axes_in_order();
+  for (const Field& f : run_fields())
+    if (!f.is_axis()) out.push_back(&f);
+  return out;
+}
+
+void check_list(const Field& f, const std::vector<FieldValue>& values) {
+  if (values.empty()) throw FieldError(f.key, "the sweep's list of values is empty");
   for (std::size_t i = 0; i < values.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (values[i] == values[j]) throw Error("sweep: the list of " + name + " repeats a value");
+      if (values[i] == values[j])
+        throw FieldError(f.key, "the sweep's list repeats a value (" + Field::text(values[i]) + ")");
 }
 
 }  // namespace
 
 std::vector<RunConfig> expand(const SweepGrid& g) {
-  check_list(g.placements, "placements");
-  check_list(g.lrs, "learning rates");
-  check_list(g.warmups, "warmups");
-  check_list(g.depths, "depths");
-  check_list(g.widths, "widths");
-  check_list(g.steps, "step counts");
-  check_list(g.batches, "batch sizes");
-  check_list(g.seeds, "seeds");
+  const std::vector<const Field*> fields = sweep_order();
+  std::vector<std::vector<FieldValue>> lists;
+  for (const Field* f : fields) {
+    lists.push_back(f->grid_values(g));
+    check_list(*f, lists.back());
+  }
+  // An odometer over the lists, the last field turning fastest.
   std::vector<RunConfig> runs;
-  for (auto placement : g.placements)
-    for (double lr : g.lrs)
-      for (long warmup : g.warmups)
-        for (std::size_t depth : g.depths)
-          for (std::size_t d : g.widths)
-            for (long steps : g.steps)
-              for (std::size_t batch : g.batches)
-                for (std::uint64_t seed : g.seeds) {
-                  RunConfig c = g.base;
-                  c.placement = placement;
-                  c.lr = lr;
-                  c.warmup = warmup;
-                  c.depth = depth;
-                  c.d = d;
-                  c.steps = steps;
-                  c.batch = batch;
-                  c.seed = seed;
-                  validate(c);
-                  runs.push_back(c);
-                }
-  return runs;
+  std::vector<std::size_t> at(fields.size(), 0);
+  while (true) {
+    RunConfig c = g.base;
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+      const FieldValue& v = lists[k][at[k]];
+      const std::string problem = fields[k]->problem(v);
+      if (!problem.empty()) throw FieldError(fields[k]->key, problem);
+      fields[k]->set(c, v);
+    }
+    validate(c);
+    runs.push_back(c);
+    std::size_t k = fields.size();
+    while (k > 0 && ++at[k - 1] == lists[k - 1].size()) at[--k] = 0;
+    if (k == 0) return runs;
+  }
 }
 
 std::string to_json(const SweepGrid& g) {
   nlohmann::ordered_json j;
-  std::vector<std::string> placements;
-  for (auto p : g.placements) placements.push_back(nn::to_string(p));
-  j["placements"] = placements;
-  j["lrs"] = g.lrs;
-  j["warmups"] = g.warmups;
-  j["depths"] = g.depths;
-  j["widths"] = g.widths;
-  j["steps"] = g.steps;
-  j["batches"] = g.batches;
-  j["seeds"] = g.seeds;
-  j["train_size"] = g.base.train_size;
-  j["eval_size"] = g.base.eval_size;
-  j["d_in"] = g.base.d_in;
-  j["classes"] = g.base.classes;
-  j["teacher_hidden"] = g.base.teacher_hidden;
-  j["eval_every"] = g.base.eval_every;
-  const auto run = nlohmann::json::parse(to_json(g.base));  // the architecture as config.json writes it
-  for (const char* key : kArchitectureFields) j[key] = run.at(key);
+  for (const Field* f : sweep_order()) {
+    const std::vector<FieldValue> values = f->grid_values(g);
+    if (!f->is_axis() && values.size() == 1) {
+      j[f->sweep_key] = json_of(values[0]);  // one value per sweep
+      continue;
+    }
+    j[f->sweep_key] = nlohmann::ordered_json::array();
+    for (const FieldValue& v : values) j[f->sweep_key].push_back(json_of(v));
+  }
   return j.dump(2) + "\n";
 }
 
@@ -81,31 +77,25 @@ SweepGrid sweep_grid_from_json(const std::string& text) {
   SweepGrid g;
   try {
     const auto j = nlohmann::json::parse(text);
-    for (const auto& p : j.at("placements").get<std::vector<std::string>>()) g.placements.push_back(nn::parse_placement(p));
-    j.at("lrs").get_to(g.lrs);
-    j.at("warmups").get_to(g.warmups);
-    j.at("depths").get_to(g.depths);
-    j.at("widths").get_to(g.widths);
-    j.at("steps").get_to(g.steps);
-    j.at("batches").get_to(g.batches);
-    j.at("seeds").get_to(g.seeds);
-    j.at("train_size").get_to(g.base.train_size);
-    j.at("eval_size").get_to(g.base.eval_size);
-    j.at("d_in").get_to(g.base.d_in);
-    j.at("classes").get_to(g.base.classes);
-    j.at("teacher_hidden").get_to(g.base.teacher_hidden);
-    j.at("eval_every").get_to(g.base.eval_every);
-    // Absent from the sweep.json of folders made before these settings existed: the defaults.
-    auto optional = [&](const char* key, auto& field) {
-      if (j.contains(key)) j.at(key).get_to(field);
-    };
-    optional("arch", g.base.arch);
-    optional("init", g.base.init);
-    optional("norm", g.base.norm);
-    optional("activation", g.base.activation);
-    optional("ffn_mult", g.base.ffn_mult);
-    optional("heads", g.base.heads);
-    optional("seq_len", g.base.seq_len);
+    for (const Field* f : sweep_order()) {
+      if (!j.contains(f->sweep_key)) {
+        if (f->absent_means_default) continue;  // a folder made before the field existed: its default
+        throw Error("sweep.json: missing field \"" + f->sweep_key + "\"");
+      }
+      const auto& item = j.at(f->sweep_key);
+      std::vector<FieldValue> values;
+      if (item.is_array())
+        for (const auto& v : item) values.push_back(field_value_from_json(*f, v));
+      else if (!f->is_axis())
+        values.push_back(field_value_from_json(*f, item));
+      else
+        throw Error("sweep.json: \"" + f->sweep_key + "\" must be a list");
+      for (const FieldValue& v : values) {
+        const std::string problem = f->problem(v);
+        if (!problem.empty()) throw FieldError(f->key, problem);
+      }
+      f->set_grid_values(g, values);
+    }
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {

@@ -134,16 +134,17 @@ bad_args)
     [ $s -eq 2 ] || fail "'$*' exited $s, expected 2"
     grep -q -- "$msg" err.log || fail "'$*' did not say '$msg': $(cat err.log)"
   }
-  expect2 'unknown placement "postnorm"' --placements post,postnorm --out x
+  expect2 "--placements: expected one of post, pre, deepnorm, rezero, sandwich, none, got 'postnorm'" --placements post,postnorm --out x
   expect2 "a depth (number of blocks) must be between 1 and 1024, got 0" --depths 0,2 --out x
   expect2 "learning rate must be a finite number > 0" --lrs -0.01 --out x
   expect2 "learning rate must be a finite number > 0" --lrs 0 --out x
   expect2 "expected i/n" --shard 2/2 --out x
   expect2 "expected i/n" --shard two --out x
-  expect2 "batch size must be between 1 and --train-size" --batch 100 --train-size 64 --out x
+  expect2 "--batch: a batch size must be at most the train set size (64), got 100" --batch 100 --train-size 64 --out x
   expect2 "repeats a value" --depths 2,2 --out x
   expect2 "The following argument was not expected" --no-such-option
-  expect2 "Could not convert" --depths two
+  expect2 "--depths: 'two' is not a whole number" --depths two
+  expect2 "--lrs: '1e-3x' is not a number" --lrs 1e-3x
   # Negative and huge numbers for every count: refused with the range, before any work.
   expect2 "a depth (number of blocks) must be between 1 and 1024, got -4" --depths -4 --out x
   expect2 "a depth (number of blocks) must be between 1 and 1024, got 1025" --depths 1025 --out x
@@ -157,7 +158,7 @@ bad_args)
   expect2 "the number of steps must be between 1 and 1000000, got -3" --steps -3 --out x
   expect2 "a warmup (in steps) must be between 0 and 1000000, got -5" --warmups -5 --out x
   expect2 "the eval interval must be between 1 and 1000000, got -1" --eval-every -1 --out x
-  expect2 "a batch size must be between 1 and --train-size" --batch -1 --out x
+  expect2 "--batch: a batch size must be between 1 and 1000000, got -1" --batch -1 --out x
   expect2 "a depth (number of blocks) must be between 1 and 1024" --depths 99999999999999999999999 --out x
   expect2 "MiB (more than the limit of 4096 MiB per run)" --depths 1000 --widths 4096 --out x
   expect2 "more than 100000 runs" --seeds $(seq -s, 0 999) --depths $(seq -s, 1 101) --out x
@@ -171,8 +172,8 @@ bad_args)
   expect2 "the FFN width multiplier must be between 1 and 64, got -2" --ffn-mult -2 --out x
   expect2 "the number of heads must be between 1 and 4096, got 0" --arch transformer --heads 0 --out x
   expect2 "the sequence length must be between 1 and 1024, got 5000" --arch transformer --seq-len 5000 --out x
-  expect2 "--heads 3 does not divide the width 32" --arch transformer --heads 3 --out x
-  expect2 "--heads 4 does not divide the width 6" --preset transformer --widths 32,6 --out x
+  expect2 "--heads: 3 does not divide the width 32" --arch transformer --heads 3 --out x
+  expect2 "--heads: 4 does not divide the width 6" --preset transformer --widths 32,6 --out x
   expect2 "--heads applies to --arch transformer only" --heads 2 --out x
   expect2 "--seq-len applies to --arch transformer only" --seq-len 8 --out x
   expect2 "--preset: transformer2 not in {default,transformer}" --preset transformer2 --out x

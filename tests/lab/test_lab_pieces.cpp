@@ -59,10 +59,10 @@ TEST_CASE("validate rejects bad runs with a message naming the field", "[lab]") 
   CHECK_THROWS_WITH(validate(c), Catch::Contains("depth"));
   c = tiny_run(nn::Placement::post);
   c.lr = 0.0;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("lr must be"));
+  CHECK_THROWS_WITH(validate(c), "RunConfig: lr: a learning rate must be a finite number > 0, got 0");
   c = tiny_run(nn::Placement::post);
   c.batch = 33;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("larger than the train set"));
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("batch: a batch size must be at most the train set size (32), got 33"));
 }
 
 TEST_CASE("validate refuses runs beyond the limits, before any allocation", "[lab]") {
@@ -70,13 +70,13 @@ TEST_CASE("validate refuses runs beyond the limits, before any allocation", "[la
   c.depth = RunLimits::max_depth;
   CHECK_NOTHROW(validate(c));
   c.depth = RunLimits::max_depth + 1;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("depth must be at most 1024, got 1025"));
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("depth: a depth (number of blocks) must be between 1 and 1024, got 1025"));
   c = tiny_run(nn::Placement::post);
   c.d = RunLimits::max_width + 1;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("width d must be at most 4096"));
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("d: a width must be between 1 and 4096, got 4097"));
   c = tiny_run(nn::Placement::post);
   c.train_size = c.eval_size = RunLimits::max_set_size + 1;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("train_size must be at most 1000000"));
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("train_size: the train set size must be between 1 and 1000000"));
   // Each setting within its limit, together too much: the memory estimate refuses it.
   c = tiny_run(nn::Placement::post);
   c.depth = RunLimits::max_depth;

@@ -10,6 +10,7 @@
 #include "helpers.hpp"
 #include "tapegrad/lab/depth_run.hpp"
 #include "tapegrad/lab/replay.hpp"
+#include "tapegrad/lab/run_fields.hpp"
 #include "tapegrad/lab/sweep.hpp"
 
 using namespace tapegrad;
@@ -22,7 +23,7 @@ namespace {
 // A tiny Transformer run: 2 blocks of width 8 with 2 heads, sequences of 6 tokens.
 RunConfig tiny_transformer(nn::Placement placement, std::size_t depth = 2) {
   RunConfig c = testing::tiny_run(placement, depth);
-  c.arch = "transformer";
+  c.arch = Arch::transformer;
   c.d = 8;
   c.heads = 2;
   c.seq_len = 6;
@@ -37,9 +38,9 @@ bool has_name(const std::vector<std::string>& names, const std::string& name) {
 
 TEST_CASE("transformer options: json round-trip, run_id and validation", "[lab]") {
   RunConfig c = tiny_transformer(nn::Placement::pre);
-  c.init = "xavier";
-  c.norm = "rms";
-  c.activation = "gelu";
+  c.init = Init::xavier;
+  c.norm = NormKind::rms;
+  c.activation = Activation::gelu;
   c.ffn_mult = 2;
   const std::string json = to_json(c);
   CHECK(run_config_from_json(json) == c);
@@ -48,8 +49,9 @@ TEST_CASE("transformer options: json round-trip, run_id and validation", "[lab]"
   CHECK(run_id(c) == "pre_L2_d8_lr0.01_w0_T6_b8_s0_transformer_h2_S6_m2_xavier_rmsnorm_gelu");
   // A record written before these settings existed reads as the FFN lab with its defaults.
   std::string old_json = to_json(testing::tiny_run(nn::Placement::post));
-  for (const char* key : kArchitectureFields) {
-    const auto at = old_json.find(std::string("\"") + key + "\"");
+  for (const Field& f : run_fields()) {
+    if (!f.absent_means_default) continue;
+    const auto at = old_json.find("\"" + f.key + "\"");
     REQUIRE(at != std::string::npos);
     old_json.erase(at, old_json.find('\n', at) + 1 - at);
   }
@@ -60,13 +62,17 @@ TEST_CASE("transformer options: json round-trip, run_id and validation", "[lab]"
     change(bad);
     CHECK_THROWS_WITH(validate(bad), Catch::Contains(message));
   };
-  refused([](RunConfig& r) { r.arch = "rnn"; }, "arch must be one of ffn, transformer, got \"rnn\"");
-  refused([](RunConfig& r) { r.init = "kaiming"; }, "init must be one of pytorch, xavier");
-  refused([](RunConfig& r) { r.norm = "group"; }, "norm must be one of layer, rms, batch");
-  refused([](RunConfig& r) { r.activation = "tanh"; }, "activation must be one of relu, gelu");
-  refused([](RunConfig& r) { r.heads = 3; }, "width d = 8 is not divisible by heads = 3");
-  refused([](RunConfig& r) { r.ffn_mult = 0; }, "ffn_mult must be positive");
-  refused([](RunConfig& r) { r.seq_len = RunLimits::max_seq_len + 1; }, "seq_len must be at most 1024");
+  // A name that is no choice cannot reach a RunConfig: the one parser refuses it, listing the choices.
+  CHECK_THROWS_WITH(parse_choice<Arch>("rnn"), "expected one of ffn, transformer, got 'rnn'");
+  CHECK_THROWS_WITH(parse_choice<Init>("kaiming"), Catch::Contains("expected one of pytorch, xavier"));
+  CHECK_THROWS_WITH(parse_choice<NormKind>("group"), Catch::Contains("expected one of layer, rms, batch"));
+  CHECK_THROWS_WITH(parse_choice<Activation>("tanh"), Catch::Contains("expected one of relu, gelu"));
+  CHECK(parse_choice<NormKind>("batch") == NormKind::batch);
+  CHECK(to_string(NormKind::rms) == "rms");
+  refused([](RunConfig& r) { r.heads = 3; }, "RunConfig: heads: 3 does not divide the width 8");
+  refused([](RunConfig& r) { r.ffn_mult = 0; }, "ffn_mult: the FFN width multiplier must be between 1 and 64, got 0");
+  refused([](RunConfig& r) { r.seq_len = RunLimits::max_seq_len + 1; },
+          "seq_len: the sequence length must be between 1 and 1024, got 1025");
   // The sweep's description carries the settings too.
   SweepGrid g;
   g.placements = {nn::Placement::pre};
@@ -90,11 +96,11 @@ TEST_CASE("transformer seeds: the init depends on what it draws, not on heads, n
   CHECK(data_seed(a) != data_seed(ffn));
   RunConfig b = a;
   b.heads = 4;
-  b.norm = "batch";
-  b.activation = "gelu";
+  b.norm = NormKind::batch;
+  b.activation = Activation::gelu;
   CHECK(init_seed(b) == init_seed(a));
   CHECK(data_seed(b) == data_seed(a));
-  for (auto change : {+[](RunConfig& r) { r.init = "xavier"; }, +[](RunConfig& r) { r.ffn_mult = 2; },
+  for (auto change : {+[](RunConfig& r) { r.init = Init::xavier; }, +[](RunConfig& r) { r.ffn_mult = 2; },
                       +[](RunConfig& r) { r.seq_len = 7; }}) {
     RunConfig other = a;
     change(other);
@@ -177,7 +183,7 @@ TEST_CASE("transformer model: PyTorch's state_dict names and the output projecti
 
 TEST_CASE("init xavier: Xavier-uniform Linear weights, zero biases, DeepNorm's beta as the gain", "[lab]") {
   RunConfig c = tiny_transformer(nn::Placement::deepnorm, 3);
-  c.init = "xavier";
+  c.init = Init::xavier;
   c.ffn_mult = 2;
   Generator gen(1);
   DepthModel model(c, gen);
@@ -196,7 +202,7 @@ TEST_CASE("init xavier: Xavier-uniform Linear weights, zero biases, DeepNorm's b
     if (name == "head.weight") CHECK(largest <= std::sqrt(6.0 / (8.0 + 8.0)));
   }
   // pytorch init keeps nn.Linear's default: biases are not zero.
-  c.init = "pytorch";
+  c.init = Init::pytorch;
   Generator gen2(1);
   DepthModel default_init(c, gen2);
   CHECK(xt::amax(xt::abs(default_init.head->bias.value()))() > 0.0);
@@ -204,7 +210,7 @@ TEST_CASE("init xavier: Xavier-uniform Linear weights, zero biases, DeepNorm's b
 
 TEST_CASE("transformer run: a Pre-Norm stack of 2 blocks learns the copy task", "[lab]") {
   RunConfig c;
-  c.arch = "transformer";
+  c.arch = Arch::transformer;
   c.placement = nn::Placement::pre;
   c.depth = 2;
   c.d = 16;
@@ -226,7 +232,7 @@ TEST_CASE("transformer run: a Pre-Norm stack of 2 blocks learns the copy task", 
 
 TEST_CASE("transformer with BatchNorm: evaluation uses the running statistics, training the batch's", "[lab]") {
   RunConfig c = tiny_transformer(nn::Placement::post);
-  c.norm = "batch";
+  c.norm = NormKind::batch;
   Generator gen(0);
   DepthModel model(c, gen);
   const SequenceTask task = make_sequence_task(c);
@@ -241,7 +247,7 @@ TEST_CASE("transformer replay record: written, read back and replayed bit for bi
   const std::string dir = (fs::temp_directory_path() / "tapegrad_transformer_replay_test").string();
   fs::remove_all(dir);
   RunConfig c = tiny_transformer(nn::Placement::pre);
-  c.norm = "rms";
+  c.norm = NormKind::rms;
   const RunResult r = write_replay(dir, c);
   for (const char* f : {"token_embedding.weight.npy", "position_embedding.weight.npy",
                         "blocks.1.attn.self_attn.in_proj_weight.npy", "blocks.0.ffn.ffn.fc2.bias.npy",
@@ -280,8 +286,8 @@ TEST_CASE("the default FFN lab is unchanged by the options", "[lab]") {
     const fs::path dir = root / nn::to_string(p);
     INFO("record " << dir.string());
     const RunConfig c = read_replay(dir.string()).config;
-    REQUIRE(c.arch == "ffn");
-    REQUIRE(c.init == "pytorch");
+    REQUIRE(c.arch == Arch::ffn);
+    REQUIRE(c.init == Init::pytorch);
     std::vector<std::pair<std::string, Array>> initial;
     const RunResult r = run_experiment(c, nullptr, [&](const DepthModel& model, const TaskData& task, const Batches&) {
       for (const auto& [name, tensor] : model.named_parameters()) initial.emplace_back(name, tensor.value());

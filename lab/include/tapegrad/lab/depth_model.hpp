@@ -44,6 +44,9 @@ class DepthModel : public nn::Module {
   // Also hands out each block's output (the hidden state after block l), if asked.
   Tensor forward(const Tensor& x, std::vector<Tensor>* block_outputs);
 
+  // The input of block 0: the input Linear's output, or the token plus position embeddings.
+  Tensor embed(const Tensor& x);
+
   // The second FFN weight of block l (its gradient is the lab's depth profile).
   const Tensor& fc2_weight(std::size_t block) const;
 

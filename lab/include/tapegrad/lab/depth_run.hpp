@@ -52,11 +52,14 @@ struct TrainLog {
   std::vector<double> losses() const;
 };
 
+// Called after the update of each step (step t: the model now has t + 1 updates), with that update's lr.
+using AfterUpdate = std::function<void(long step, double lr)>;
+
 // Trains `model` in place for batches.size() steps with Adam and LinearWarmup(lr, warmup).
 // eval may be null (no evals; the output-change probe then takes the train set's first rows).
 // Checks *stop (if given) before each step.
 TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_set, const Batches& batches,
-               const RunConfig& config, const std::atomic<bool>* stop = nullptr);
+               const RunConfig& config, const std::atomic<bool>* stop = nullptr, const AfterUpdate& after_update = {});
 
 // Mean cross-entropy of the model over a whole dataset (every position of every sequence), without
 // recording, in eval mode (a BatchNorm uses its running statistics), then back to training mode.

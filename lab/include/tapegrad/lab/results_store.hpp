@@ -29,6 +29,9 @@ extern const char* const kCurvesHeader;
 extern const char* const kInitGradsHeader;     // one row per (run, block, sublayer): diagnostics.hpp
 extern const char* const kOutputChangeHeader;  // one row per run: diagnostics.hpp
 
+// The columns every CSV starts with, which run a row is of: "run,placement,depth,d,lr,warmup,seed".
+std::string config_columns(const RunConfig& config);
+
 // The rows of one run, as written to its folder.
 std::string run_row(const RunResult& result);
 std::string curve_rows(const RunResult& result);

@@ -22,11 +22,29 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "tapegrad/autograd/error.hpp"
 #include "tapegrad/nn/residual_block.hpp"
+#include "tapegrad/ops/feed_forward.hpp"
 
 namespace tapegrad::lab {
 
+// The choices of a run, each an enum with its names in enum order (choice_names<E>(), run_fields.cpp):
+// the one place a name is turned into a value (parse_choice) and back (to_string).
+enum class Arch { ffn, transformer };
+enum class Init { pytorch, xavier };             // PyTorch's defaults; the papers' Xavier-uniform, zero biases
+enum class NormKind { layer, rms, batch };       // LayerNorm, RMSNorm, BatchNorm (nn::make_norm's names)
+// The FFN's activation is the library's enum (tapegrad::Activation, ops/feed_forward.hpp); the lab offers relu
+// and gelu of it.
+
+std::string to_string(Arch value);
+std::string to_string(Init value);
+std::string to_string(NormKind value);
+
+// Every field of a run. lab/src/run_fields.cpp holds the one table of them (name, command-line option,
+// range, default sweep, place in the run id and the seeds) that the command line, config.json,
+// sweep.json, the run id, the replay record and validate() read; a new field is one row there.
 struct RunConfig {
   nn::Placement placement = nn::Placement::pre;
   std::size_t depth = 4;          // number of residual blocks L
@@ -43,17 +61,17 @@ struct RunConfig {
   std::size_t classes = 8;
   std::size_t teacher_hidden = 32;
   long eval_every = 50;           // eval-loss checks for the collapse criterion
-  // The architecture and its choices (one value per sweep). The defaults are the original FFN lab;
-  // run_id and the seeds mention a setting only when it differs from its default.
-  std::string arch = "ffn";           // "ffn" or "transformer"
-  std::string init = "pytorch";       // "pytorch" or "xavier"
-  std::string norm = "layer";         // "layer", "rms" or "batch"
-  std::string activation = "relu";    // "relu" or "gelu"
+  // The architecture and its choices. The defaults are the original FFN lab; run_id and the seeds
+  // mention a setting only when it differs from its default.
+  Arch arch = Arch::ffn;
+  Init init = Init::pytorch;
+  NormKind norm = NormKind::layer;
+  Activation activation = Activation::relu;
   std::size_t ffn_mult = 4;           // FFN hidden width = ffn_mult · d
   std::size_t heads = 4;              // transformer: attention heads (d % heads == 0)
   std::size_t seq_len = 16;           // transformer: tokens per sequence
 
-  bool operator==(const RunConfig& other) const;
+  bool operator==(const RunConfig& other) const;  // every field of the table equal
   bool operator!=(const RunConfig& other) const { return !(*this == other); }
 };
 
@@ -74,18 +92,23 @@ struct RunLimits {
 // sets and the minibatch indices.
 std::uint64_t estimated_bytes(const RunConfig& config);
 
-bool is_transformer(const RunConfig& config);  // arch == "transformer"
-
-// The JSON names of the architecture settings (config.json, sweep.json); files written before they
-// existed lack them and read as the defaults.
-inline constexpr const char* kArchitectureFields[] = {"arch", "init", "norm", "activation", "ffn_mult", "heads",
-                                                      "seq_len"};
+inline bool is_transformer(const RunConfig& config) { return config.arch == Arch::transformer; }
 
 // The sequence task's rule: the label at position t is the token kCopyOffset positions earlier.
 constexpr std::size_t kCopyOffset = 2;
 
-// Throws tapegrad::Error naming the first bad field (depth 0, lr <= 0, batch > train_size,
-// a setting above RunLimits, ...).
+// A bad value of a field: `field` is its key ("depth"; "" for the run as a whole, e.g. its memory), `problem`
+// what is wrong ("a depth (number of blocks) must be between 1 and 1024, got 0"). what() is
+// "RunConfig: depth: a depth ..."; the command line names the option instead ("--depths: a depth ...").
+struct FieldError : Error {
+  FieldError(std::string field, std::string problem);
+  std::string field, problem;
+};
+
+// The one check of a run: each field against its range or choices (the table's), then the rules between
+// fields (batch <= train_size, heads divides d for the Transformer, the memory estimate). Throws FieldError
+// naming the first bad field. The sweep (expand), config.json (run_config_from_json) and run_experiment
+// call it; code behind them takes a RunConfig as valid.
 void validate(const RunConfig& config);
 
 // A file-name-safe id unique within a sweep: "post_L8_d32_lr0.01_w0_T300_b64_s0"; settings that differ

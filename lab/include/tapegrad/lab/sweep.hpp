@@ -18,14 +18,20 @@ struct SweepGrid {
   std::vector<long> steps;
   std::vector<std::size_t> batches;
   std::vector<std::uint64_t> seeds;
-  RunConfig base;  // the settings of every run (train_size, eval_size, eval_every, arch, init, norm, heads,
-                   // ...); its swept fields are ignored
+  // The architecture's settings a sweep puts side by side (--inits pytorch,xavier, --norms layer,rms, ...):
+  // empty, or one value, means base's value for every run.
+  std::vector<Init> inits;
+  std::vector<NormKind> norms;
+  std::vector<Activation> activations;
+  std::vector<std::size_t> ffn_mults, head_counts, seq_lens;
+  RunConfig base;  // the settings of every run (train_size, eval_size, eval_every, arch, and the settings above
+                   // when not listed); its swept fields are ignored
 
   bool operator==(const SweepGrid& other) const;
 };
 
 // Every run, in the canonical order that every CSV follows: placement outermost,
-// then lr, warmup, depth, width, steps, batch, and seed innermost. Throws
+// then lr, warmup, depth, width, steps, batch, seed, then the listed settings innermost. Throws
 // tapegrad::Error for an empty list, a repeated value or an invalid run.
 std::vector<RunConfig> expand(const SweepGrid& grid);
 

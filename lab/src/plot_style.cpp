@@ -1,0 +1,87 @@
+#include "plot_style.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tapegrad/lab/depth_run.hpp"
+
+namespace tapegrad::lab {
+
+std::string colour(nn::Placement p) {
+  switch (p) {
+    case nn::Placement::post: return "#d62728";
+    case nn::Placement::pre: return "#1f77b4";
+    case nn::Placement::deepnorm: return "#2ca02c";
+    case nn::Placement::rezero: return "#9467bd";
+    case nn::Placement::sandwich: return "#ff7f0e";
+    case nn::Placement::none: return "#7f7f7f";
+  }
+  return "black";
+}
+
+std::string placement_style(nn::Placement p) {
+  const auto i = static_cast<std::size_t>(p);
+  static const char* const points[] = {"7", "5", "13", "6", "4", "12"};
+  static const char* const dashes[] = {"1", "2", "4", "(6,3,2,3)", "5", "(2,4)"};
+  return std::string("with linespoints lw 1.5 ps 0.9 pt ") + points[i % 6] + " dt " + dashes[i % 6] + " lc rgb '" +
+         colour(p) + "'";
+}
+
+Series placement_series(nn::Placement p, std::size_t index, std::size_t count, double step) {
+  Series s;
+  s.name = nn::to_string(p);
+  s.title = s.name;
+  s.style = placement_style(p);
+  s.colour = colour(p);
+  s.x_offset = step * (static_cast<double>(index) - 0.5 * static_cast<double>(count - 1));
+  return s;
+}
+
+std::string one_run_note(const SweepGrid& g) {
+  std::string s = "seed " + std::to_string(g.seeds[0]) + ", d = " + std::to_string(g.widths[0]) + ", batch " +
+                  std::to_string(g.batches[0]) + ", " + std::to_string(g.steps[0]) + " steps";
+  if (g.seeds.size() > 1 || g.widths.size() > 1 || g.batches.size() > 1 || g.steps.size() > 1)
+    s += " (the first of the sweep's settings)";
+  return s;
+}
+
+std::string averaged_note(const SweepGrid& g, bool over_steps_and_batches) {
+  std::vector<std::string> over;
+  if (g.seeds.size() > 1) over.push_back("seeds " + comma_list(g.seeds));
+  if (g.widths.size() > 1) over.push_back("widths " + comma_list(g.widths));
+  if (over_steps_and_batches && g.steps.size() > 1) over.push_back("steps " + comma_list(g.steps));
+  if (over_steps_and_batches && g.batches.size() > 1) over.push_back("batches " + comma_list(g.batches));
+  if (over.empty())
+    return "one run per point: seed " + std::to_string(g.seeds[0]) + ", d = " + std::to_string(g.widths[0]);
+  std::string s = "each point the mean over ";
+  for (std::size_t i = 0; i < over.size(); ++i) s += (i ? " and " : "") + over[i];
+  return s;
+}
+
+std::pair<int, int> layout(std::size_t panels) {
+  const int cols = panels <= 2 ? static_cast<int>(std::max<std::size_t>(panels, 1)) : (panels == 4 ? 2 : 3);
+  return {static_cast<int>((std::max<std::size_t>(panels, 1) + cols - 1) / cols), cols};
+}
+
+void size_figure(Figure& f, std::size_t panels, int panel_width, int panel_height) {
+  const auto [rows, cols] = layout(panels);
+  f.rows = rows, f.cols = cols, f.height = panel_height * rows + 40;
+  f.width = std::max(panel_width * cols, 960);  // room for the two-line figure title
+}
+
+RunConfig first_run(const SweepGrid& g) {
+  RunConfig c = g.base;
+  c.placement = g.placements[0], c.lr = g.lrs[0], c.warmup = g.warmups[0], c.depth = g.depths[0];
+  c.d = g.widths[0], c.steps = g.steps[0], c.batch = g.batches[0], c.seed = g.seeds[0];
+  return c;
+}
+
+std::string chance_line(const SweepGrid& g) {
+  const double ln_k = std::log(static_cast<double>(g.base.classes));
+  return format_double(ln_k) + " with lines dt (8,4) lw 1.2 lc rgb 'black' title 'chance: ln K = ln " +
+         std::to_string(g.base.classes) + " = " + format_double(std::round(ln_k * 1000) / 1000) + "'";
+}
+
+double loss_clip(const SweepGrid& g) { return 1.5 * std::log(static_cast<double>(g.base.classes)); }
+
+}  // namespace tapegrad::lab
