@@ -12,6 +12,7 @@
 
 #include "exercise_grader.hpp"
 #include "tapegrad/autograd/random.hpp"
+#include "tapegrad/debug/display.hpp"  // escape_html
 
 namespace tapegrad::exercise {
 
@@ -391,19 +392,6 @@ std::string pad(const std::string& s, std::size_t width) {
   return cols >= width ? s : s + std::string(width - cols, ' ');
 }
 
-std::string escape_html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 }  // namespace
 
 std::string Report::to_string() const {
