@@ -96,6 +96,9 @@ class RootGradient {
 // Runs the entry's backward, which adds dL/d(input) to each input that requires grad.
 void call_backward(TapeEntry& e, const Array& grad_output, long index) {
   check_not_modified(e, static_cast<std::size_t>(index));
+  // The gradients an op's backward stores are rounded to the precision its forward ran in, as
+  // under autocast (precision.hpp); fp64, no rounding, for ops recorded outside any precision_scope.
+  precision_scope as_recorded(e.precision);
   if (is_anomaly_enabled())
     run_backward_checked(e, grad_output, static_cast<std::size_t>(index));  // throws at the first NaN/Inf
   else

@@ -1,5 +1,6 @@
 #include "tapegrad/autograd/tape.hpp"
 
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/debug/anomaly.hpp"
 
 #include <iomanip>
@@ -43,6 +44,7 @@ std::string Tape::to_string() const {
 }
 
 Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardFn backward) {
+  round_to_current_precision(value);  // inside a precision_scope: the op's result in its format
   Tensor output(std::move(value));
   bool any_requires_grad = false;
   for (const Tensor& t : inputs) {
@@ -68,6 +70,7 @@ Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardF
   entry.inputs = std::move(inputs);
   entry.output = output;
   entry.backward = std::move(backward);
+  entry.precision = current_precision();
   t.entries.push_back(std::move(entry));
   return output;
 }

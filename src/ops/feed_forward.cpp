@@ -4,6 +4,7 @@
 #include "activation_kernel.hpp"
 #include "linear_kernel.hpp"
 #include "product_grad.hpp"
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/activation.hpp"
 #include "tapegrad/ops/linear.hpp"
@@ -57,6 +58,9 @@ Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const T
   saved.down = kernels::check_linear("feed_forward",
                                      [&] { return "the hidden layer x w1ᵀ " + shape_str(hidden_shape); },
                                      hidden_shape, "w2", w2, "b2", b2);
+  // Inside a precision_scope the hidden layer is stored in the scope's format, as on hardware:
+  // the composed FFN rounds h and act(h) too (one fused op would round only y).
+  if (low_precision_active()) return composed::feed_forward(x, w1, b1, w2, b2, activation);
   const LinearShape& s1 = saved.up;
   const LinearShape& s2 = saved.down;
 
