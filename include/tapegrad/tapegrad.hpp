@@ -13,6 +13,7 @@
 
 #include "tapegrad/debug/anomaly.hpp"
 #include "tapegrad/autograd/error.hpp"
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/debug/gradcheck.hpp"
 #include "tapegrad/autograd/random.hpp"
 #include "tapegrad/autograd/tape.hpp"

@@ -10,6 +10,7 @@
 #include "engine_access.hpp"
 #include "tapegrad/autograd/backward_watcher.hpp"
 #include "tapegrad/autograd/hooks.hpp"
+#include "tapegrad/autograd/precision.hpp"
 
 namespace tapegrad {
 
@@ -53,6 +54,9 @@ void check_not_modified(const TapeEntry& e, std::size_t index) {
 // A debug hook (anomaly mode: it throws at the first NaN/Inf) runs it in its place.
 void call_backward(TapeEntry& e, const Array& grad_output, long index) {
   check_not_modified(e, static_cast<std::size_t>(index));
+  // The gradients an op's backward stores are rounded to the precision its forward ran in, as
+  // under autocast (precision.hpp); fp64, no rounding, for ops recorded outside any precision_scope.
+  precision_scope as_recorded(e.precision);
   if (const AutogradHook* hook = autograd_hook())
     hook->run_entry_backward(e, grad_output, static_cast<std::size_t>(index));
   else

@@ -2,6 +2,7 @@
 
 #include "engine_access.hpp"
 #include "tapegrad/autograd/hooks.hpp"
+#include "tapegrad/autograd/precision.hpp"
 
 #include <iomanip>
 #include <sstream>
@@ -52,6 +53,7 @@ std::string Tape::to_string() const {
 }
 
 Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardFn backward) {
+  round_to_current_precision(value);  // inside a precision_scope: the op's result in its format
   Tensor output(std::move(value));
   bool any_requires_grad = false;
   for (const Tensor& t : inputs) {
@@ -76,6 +78,7 @@ Tensor record(const char* op, std::vector<Tensor> inputs, Array value, BackwardF
   entry.inputs = std::move(inputs);
   entry.output = output;
   entry.backward = std::move(backward);
+  entry.precision = current_precision();
   t.entries.push_back(std::move(entry));
   return output;
 }

@@ -1,5 +1,7 @@
 #include "tapegrad/autograd/tensor.hpp"
 
+#include "tapegrad/autograd/precision.hpp"
+
 #include <cstdint>
 #include <sstream>
 
@@ -157,6 +159,8 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t) { return out << t.t
 void Tensor::accumulate_grad(const Array& g) const {
   TensorImpl& t = checked_impl("accumulate_grad");
   if (!t.requires_grad) return;
+  // Inside a precision_scope, the stored gradient is rounded to its format (precision.cpp).
+  if (low_precision_active()) return accumulate_grad_in_current_precision(*this, g);
   // Usually g already has the tensor's shape: then it is added as it is, not
   // through sum_to_shape (which returns a copy).
   if (xt::same_shape(g.shape(), t.value.shape())) {
@@ -173,7 +177,7 @@ void Tensor::accumulate_grad(const Array& g) const {
 void Tensor::accumulate_grad(Array&& g) const {
   TensorImpl& t = checked_impl("accumulate_grad");
   const bool first_of_same_shape = t.requires_grad && !t.has_grad && xt::same_shape(g.shape(), t.value.shape());
-  if (!first_of_same_shape) return accumulate_grad(static_cast<const Array&>(g));
+  if (!first_of_same_shape || low_precision_active()) return accumulate_grad(static_cast<const Array&>(g));
   t.grad = std::move(g);
   t.has_grad = true;
 }

@@ -6,6 +6,7 @@
 
 #include <xtensor/xreducer.hpp>
 
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/reduce.hpp"
@@ -26,9 +27,30 @@ std::string index_str(const Shape& shape, std::size_t flat) {
 // L = Σ w ⊙ y, evaluated on plain arrays (no tape).
 double projected(const Array& y, const Array& w) { return xt::sum(y * w)(); }
 
+// Finite differences need float64: inside a precision_scope every output is rounded with a
+// relative error up to u = 2^−p (fp16 4.9e-4), and the difference quotient turns that into an
+// error of about u·|L|/eps in the numeric gradient (fp16, eps 1e-6: ~490·|L|), far beyond any
+// tolerance. PyTorch warns for inputs that are not float64; tapegrad refuses, with the reason.
+void refuse_low_precision(const GradcheckOptions& options) {
+  if (!low_precision_active()) return;
+  const FloatFormat& f = format_of(current_precision());
+  const double u = f.epsilon() / 2;
+  std::ostringstream out;
+  out.precision(2);
+  out << "gradcheck: refusing to run inside a precision_scope(" << f.name << "): finite differences need float64. "
+      << "In " << f.name << " every op's output is rounded with a relative error up to " << u
+      << ", and (L(x+eps) - L(x-eps)) / (2 eps) with eps = " << options.eps
+      << " turns that into an error of about " << u / options.eps
+      << " times |L| in the numeric gradient, so the check would fail (or pass) by chance. "
+      << "Run gradcheck outside the scope (as PyTorch warns for inputs that are not float64); to test an op "
+      << "in low precision, compare its rounded output with round_to(float64 result)";
+  throw Error(out.str());
+}
+
 }  // namespace
 
 GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, const GradcheckOptions& options) {
+  refuse_low_precision(options);
   std::vector<Tensor> in = inputs;  // handles: same data as the caller's
   for (Tensor& t : in) {
     if (!t.defined()) throw Error("gradcheck: an input tensor is undefined");

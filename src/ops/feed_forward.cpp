@@ -4,6 +4,7 @@
 #include "activation_kernel.hpp"
 #include "linear_kernel.hpp"
 #include "product_grad.hpp"
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/linear.hpp"
 
@@ -85,6 +86,9 @@ Tensor record_feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, 
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
                     Activation activation) {
   FeedForwardSaved saved = check_shapes(x, w1, b1, w2, b2);
+  // Inside a precision_scope the hidden layer is stored in the scope's format, as on hardware:
+  // the composed FFN rounds h and act(h) too (one fused op would round only y).
+  if (low_precision_active()) return composed::feed_forward(x, w1, b1, w2, b2, activation);
   saved.activation = activation;
 
   Array h = Array::from_shape({saved.up.rows, saved.up.out});  // (rows, hidden)

@@ -6,6 +6,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmath.hpp>
 
+#include "tapegrad/autograd/precision.hpp"
 
 namespace tapegrad::optim {
 
@@ -97,6 +98,11 @@ void Adam::update(std::size_t i, Array& p, const Array& g) {
     if (v_max) adam_elements<WeightDecay::none, true>(c, w, m, v, v_max, dw, n);
     else adam_elements<WeightDecay::none, false>(c, w, m, v, v_max, dw, n);
   }
+  // Inside a precision_scope the moments are stored in its format (Optimizer::step rounds p);
+  // the arithmetic above stays float64, so without a scope nothing changes.
+  round_to_current_precision(s.exp_avg);
+  round_to_current_precision(s.exp_avg_sq);
+  if (options_.amsgrad) round_to_current_precision(s.max_exp_avg_sq);
 }
 
 }  // namespace tapegrad::optim

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "tapegrad/autograd/precision.hpp"
+
 #include "../argument_check.hpp"
 
 namespace tapegrad::optim {
@@ -49,7 +51,9 @@ void Optimizer::step() {
     if (g.shape() != p.value().shape())
       throw ShapeError(name_ + ": parameter " + std::to_string(i) + " " + p.label() + " has a gradient of shape " +
                        shape_str(g.shape()) + "; expected the parameter's shape");
-    update(i, p.mutable_value(), g);
+    Array& value = p.mutable_value();
+    update(i, value, g);
+    round_to_current_precision(value);  // inside a precision_scope: the parameter in its format
   }
   ++steps_taken_;
 }

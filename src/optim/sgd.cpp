@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "tapegrad/autograd/precision.hpp"
+
 #include "../argument_check.hpp"
 
 namespace tapegrad::optim {
@@ -39,6 +41,7 @@ void SGD::update(std::size_t i, Array& p, const Array& g) {
       check_state_shape(i, "momentum buffer", *buf, p);
       *buf = o.momentum * *buf + (1.0 - o.dampening) * d;               // buf.mul_(μ).add_(d_p, alpha=1−τ)
     }
+    round_to_current_precision(*buf);  // inside a precision_scope: the buffer in its format
     if (o.nesterov) d = d + o.momentum * *buf;                          // d_p.add(buf, alpha=μ)
     else d = *buf;
   }

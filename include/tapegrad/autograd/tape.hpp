@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tensor.hpp"
 
 namespace tapegrad {
@@ -31,6 +32,7 @@ struct TapeEntry {
   Tensor output;
   BackwardFn backward;                      // emptied once it has run, unless backward(retain_graph=true)
   std::vector<std::uint64_t> input_versions;  // to refuse in-place edits since recording
+  Precision precision = Precision::fp64;      // of the precision_scope it ran in: its backward rounds to it
 };
 
 class Tape {
