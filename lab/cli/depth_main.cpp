@@ -7,8 +7,11 @@
 // (`tapegrad-depth report DIR`: report_command.cpp).
 // The lab's pieces are in lab/include/tapegrad/lab/; --help for use.
 
+#include <malloc.h>
+
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 
 #include "command.hpp"
@@ -31,6 +34,16 @@ extern "C" void on_signal(int sig) {
 int main(int argc, char** argv) {
   using namespace tapegrad::lab::cli;
   openblas_set_num_threads(1);  // one BLAS thread per run; the runs themselves are parallel
+  // Freed arrays stay in the process for the next step's (and the next evaluation's) arrays to
+  // reuse: no array gets its own mmap, and free memory is handed back to the kernel only above
+  // 1 GiB. With glibc's defaults each large activation is fresh pages from the kernel (page faults
+  // and zeroing: a 1-step Transformer run at L 8 took 3.75 s with 383k faults, 2.9 s with 54k
+  // this way; docs/performance.md). Only freed memory is reused, so no value changes. As
+  // bench/run.sh's GLIBC_TUNABLES; a GLIBC_TUNABLES of the user's own is left to decide.
+  if (!std::getenv("GLIBC_TUNABLES")) {
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
 
   if (argc >= 2 && std::string(argv[1]) == "report") return run_report_command(argc, argv);
   CommandLine line;
