@@ -18,6 +18,12 @@ TAPEGRAD_BUILD_DIR="$root/build" "$root/scripts/build.sh"
 # (Catch2's list commands exit with the number of tests, hence the || true.)
 cases=$({ "$root/build/tests/tapegrad_tests" --list-test-names-only || true; } | grep -c .)
 registered=$(cd "$root/build" && ctest -N -L unit | sed -n 's/^Total Tests: //p')
+# A ';' in a name is ctest's list separator: `ctest -R` then matches nothing and the case "fails" with No tests ran.
+if { "$root/build/tests/tapegrad_tests" --list-test-names-only || true; } | grep -q ';'; then
+  echo "error: a Catch2 test name contains ';' (ctest cannot run it by name):" >&2
+  { "$root/build/tests/tapegrad_tests" --list-test-names-only || true; } | grep ';' >&2
+  exit 1
+fi
 if [ "$cases" != "$registered" ]; then
   echo "error: tapegrad_tests has $cases test cases but ctest registered $registered (check test names for '[' or ']')" >&2
   exit 1

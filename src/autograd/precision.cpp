@@ -1,5 +1,7 @@
 #include "tapegrad/autograd/precision.hpp"
 
+#include "../kernel_switch.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -111,12 +113,12 @@ double round_to(double x, Precision precision) {
 void round_in_place(Array& values, Precision precision) {
   if (precision == Precision::fp64) return;
   const FloatFormat& f = format_of(precision);
-#if TAPEGRAD_FAST_KERNELS
-  const BitRounding round_bits(f);
-  for (double& v : values) v = round_bits(v, f);
-#else
-  for (double& v : values) v = round_to_format(v, f);
-#endif
+  if (kernels::use_fast_kernels) {
+    const BitRounding round_bits(f);
+    for (double& v : values) v = round_bits(v, f);
+  } else {
+    for (double& v : values) v = round_to_format(v, f);
+  }
 }
 
 Precision current_precision() { return scope_precision; }

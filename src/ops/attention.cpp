@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../kernel_switch.hpp"
 #include "attention_kernel.hpp"
 #include "blas.hpp"
 #include "tapegrad/autograd/tape.hpp"
@@ -120,11 +121,8 @@ TAPEGRAD_BACKWARD void scaled_dot_product_attention_backward(const Array& dy, co
 
 // ---- multi-head attention on a packed (B, S, 3d) projection ----
 Tensor multi_head_attention(const Tensor& qkv, std::size_t heads, bool causal) {
-#if TAPEGRAD_FAST_KERNELS
-  return kernels::fast::multi_head_attention(qkv, heads, causal);
-#else
-  return kernels::reference::multi_head_attention(qkv, heads, causal);
-#endif
+  return kernels::use_fast_kernels ? kernels::fast::multi_head_attention(qkv, heads, causal)
+                                   : kernels::reference::multi_head_attention(qkv, heads, causal);
 }
 
 namespace kernels::reference {

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "kernel_switch.hpp"
+#include "../kernel_switch.hpp"
 #include "tapegrad/autograd/tensor.hpp"
 
 namespace tapegrad::kernels {

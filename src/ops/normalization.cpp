@@ -13,10 +13,6 @@
 
 namespace tapegrad {
 
-namespace kernels {
-bool use_fast_kernels = TAPEGRAD_FAST_KERNELS;  // the one switch (normalize_kernel.hpp)
-}  // namespace kernels
-
 using kernels::GroupStats;
 using kernels::Groups;
 using kernels::Layout;

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "kernel_switch.hpp"  // use_fast_kernels, the one switch
+#include "../kernel_switch.hpp"  // use_fast_kernels, the one switch
 
 namespace tapegrad::kernels {
 

@@ -215,7 +215,7 @@ TEST_CASE("round_to against PyTorch's .to(float32 / bfloat16 / float16) (tests/f
   }
 }
 
-TEST_CASE("round_in_place and round_ change values to the format's; parse_precision", "[precision]") {
+TEST_CASE("round_in_place and round_ change values to the format's — parse_precision", "[precision]") {
   Array a = {1.0 + 1e-4, 65520.0, -1e-9, 3.0};
   round_in_place(a, Precision::fp16);
   CHECK(a(0) == 1.0);

@@ -200,7 +200,7 @@ TEST_CASE("MixedPrecision: the loss scale rescues gradients below fp16's smalles
   CHECK(gradient_reaching_master(65536.0) == Approx(1e-8).epsilon(1e-3));
 }
 
-TEST_CASE("MixedPrecision: an overflowing step is skipped and the scale backs off; clean steps grow it",
+TEST_CASE("MixedPrecision: an overflowing step is skipped and the scale backs off — clean steps grow it",
           "[precision][optim]") {
   Tensor w(Array{2.0, -3.0}, true, "w");
   optim::MixedPrecision amp({w}, Precision::fp16, optim::LossScaleOptions{two_to(20), 2.0, 0.5, 3, true});

@@ -83,7 +83,7 @@ TEST_CASE("draw: one node per entry and per tensor, one edge per input and per o
   tape().clear();
 }
 
-TEST_CASE("draw: labels carry names, shapes, values; op boxes say fused or primitive", "[draw][debug]") {
+TEST_CASE("draw: labels carry names, shapes, values — op boxes say fused or primitive", "[draw][debug]") {
   Small g;
   const std::string svg = draw(g.loss).svg;
   INFO(svg);
@@ -111,7 +111,7 @@ TEST_CASE("draw: labels carry names, shapes, values; op boxes say fused or primi
   tape().clear();
 }
 
-TEST_CASE("draw: large tensors show min, max and norm; options pick the fields and direction", "[draw][debug]") {
+TEST_CASE("draw: large tensors show min, max and norm — options pick the fields and direction", "[draw][debug]") {
   tape().clear();
   Tensor a(Array{{3.0, -4.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 1.0}}, true, "a");
   Tensor s = sum(a);
@@ -151,7 +151,7 @@ TEST_CASE("draw: gradients only after backward, and a released graph is a clear 
   tape().clear();
 }
 
-TEST_CASE("draw: the graph of a tensor is only what it depends on; a leaf is one node", "[draw][debug]") {
+TEST_CASE("draw: the graph of a tensor is only what it depends on — a leaf is one node", "[draw][debug]") {
   Small g;
   Tensor other = mul(g.w, g.w);  // entry 4, not behind loss
   CHECK(svg_nodes(draw(g.loss).svg) == 4 + 7);

@@ -55,7 +55,7 @@ TEST_CASE("one check per field: the same message from the table, the JSON and va
   CHECK_THROWS_WITH(run_config_from_json(json), Catch::Contains("depth: has the wrong type"));
 }
 
-TEST_CASE("sweepable settings: --inits pytorch,xavier gives both runs, innermost; one value reads as before", "[lab]") {
+TEST_CASE("sweepable settings: --inits pytorch,xavier gives both runs, innermost — one value reads as before", "[lab]") {
   SweepGrid g = testing::tiny_grid();
   const std::string one_value = to_json(g);
   g.inits = {Init::pytorch};  // one value: base's, and the same sweep.json

@@ -1,7 +1,9 @@
 #pragma once
 // The one switch between the plain reference kernels a learner reads and the tuned ones
-// (internal header of src/ops): the norms' (normalize_kernel.hpp) and the shape ops' copies
-// (layout_kernel.hpp). Both are always compiled, so the tests can check that they agree.
+// (internal header of the library): the norms' (ops/normalize_kernel.hpp), the shape ops' copies
+// (ops/layout_kernel.hpp), multi-head attention (ops/attention.cpp) and the precision emulation's
+// rounding (autograd/precision.cpp). Both are always compiled, so the tests can check that they agree.
+// Defined in autograd/kernel_switch.cpp.
 
 namespace tapegrad::kernels {
 
