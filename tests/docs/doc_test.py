@@ -140,7 +140,9 @@ class Checker:
         path = self.resolve(tokens[start])
         if not path or not os.path.isfile(path):
             return
-        if not (path.endswith(".py") or os.path.realpath(path).startswith(os.path.realpath(self.build) + os.sep)):
+        # A program of the build (the token names build/...; not "inside the build's folder", which a scratch
+        # copy of the tree may be) or a Python script of the tree.
+        if not (path.endswith(".py") or tokens[start].split("/", 1)[0] == "build"):
             return
         help_text = self.help_text(path)
         if help_text is None:
