@@ -92,5 +92,5 @@ set_tests_properties(debug.vscode_launch PROPERTIES
 if(TARGET readme_picture)
   add_test(NAME debug.readme_graph
     COMMAND sh -c "TAPEGRAD_README_PICTURE=$<TARGET_FILE:readme_picture> ${PROJECT_SOURCE_DIR}/scripts/draw-readme-graph.sh readme_graph.svg && cmp readme_graph.svg ${PROJECT_SOURCE_DIR}/docs/tape_graph.svg && grep -c 'class=\"node' readme_graph.svg")
-  set_tests_properties(debug.readme_graph PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "wrote readme_graph.svg [(]4 entries[)]\n11\n")
+  set_tests_properties(debug.readme_graph PROPERTIES LABELS docs PASS_REGULAR_EXPRESSION "wrote readme_graph.svg [(]4 entries[)]\n11\n")
 endif()
