@@ -42,6 +42,7 @@ if [ "${TAPEGRAD_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build with ASan + UBSan and run the unit and fuzz tests"
   TAPEGRAD_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DTAPEGRAD_SANITIZE=ON -DTAPEGRAD_BUILD_EXAMPLES=OFF
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
      ctest --output-on-failure -j "$(nproc)" -L 'unit|fuzz')
 fi
 echo "== all tests passed"

@@ -14,7 +14,8 @@ using namespace tapegrad::testing;
 namespace {
 
 bool bitwise_equal(const Array& a, const Array& b) {
-  return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  // memcmp's pointers must not be null, even for 0 bytes (an empty array has none)
+  return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 const std::vector<Shape> kShapes{{7},          {3, 5},        {1, 4},        {40, 37},     {2, 3, 4},
