@@ -111,7 +111,7 @@ check() {
   done
   local exercise file prog rc
   exercise=$(exercise_of "$arg")
-  [[ -z "$exercise" ]] && { echo "no exercise '$arg': one of ${names[*]}, or a .cpp file named after one" >&2; exit 2; }
+  [[ -z "$exercise" ]] && { echo "no exercise '$arg': one of ${names[*]}, or a .cpp file named after one (or with a line '// exercise: <name>' in it)" >&2; exit 2; }
   file=$(file_of "$arg" "$exercise")
   [[ -z "$file" ]] && { echo "no file for exercise $exercise" >&2; exit 2; }
   ensure_library || { echo "result: fail diagnosis=library_not_built"; exit 1; }
