@@ -5,9 +5,10 @@
 
 #include <xtensor/xmath.hpp>
 
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
+#include "tapegrad/lab/run_numerics.hpp"
 #include "tapegrad/ops/loss.hpp"
-#include "tapegrad/optim/adam.hpp"
 #include "tapegrad/optim/clip.hpp"
 #include "tapegrad/optim/schedule.hpp"
 
@@ -35,10 +36,12 @@ double collapse_threshold(std::size_t classes) { return 0.7 * std::log(static_ca
 
 TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_set, const Batches& batches,
                const RunConfig& c, const std::atomic<bool>* stop, const AfterUpdate& after_update) {
+  const RunNumerics numerics = numerics_of(c.precision);
+  precision_scope in_format(numerics.working);  // every op, gradient and update of the run (fp64: none rounded)
   const std::vector<Tensor> params = model.parameters();
   optim::AdamOptions adam_options;  // PyTorch's defaults: betas (0.9, 0.999), eps 1e-8, no weight decay
   adam_options.lr = c.lr;
-  optim::Adam adam(params, adam_options);
+  RunOptimizer optimizer(params, numerics, adam_options);
   const optim::LinearWarmup schedule(c.lr, c.warmup);
   const long steps = static_cast<long>(batches.size());
   TrainLog log;
@@ -53,22 +56,24 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
       return log;
     }
     evaluate(step);
-    const double lr = schedule.apply(adam, step);
-    adam.zero_grad();
+    const double lr = schedule.apply(optimizer.adam(), step);
+    optimizer.zero_grad();
     const Dataset batch = gather(train_set, batches[static_cast<std::size_t>(step)]);
     std::vector<Tensor> block_outputs;
     Tensor loss = cross_entropy(model.forward(Tensor(batch.x), step == 0 ? &block_outputs : nullptr), batch.y);
-    loss.backward();
-    const double gn = optim::grad_norm(params);
+    optimizer.backward(loss);
+    const double scale = optimizer.grad_scale();  // the loss scale the gradients carry (1 without one)
+    const double gn = optim::grad_norm(params) / scale;
     log.curve.push_back({step, loss.item(), gn, lr});
-    if (step == 0) log.init = init_weight_grads(model, block_outputs);
-    if (!std::isfinite(loss.item()) || !std::isfinite(gn)) {
+    if (step == 0) log.init = init_weight_grads(model, block_outputs, scale);
+    // With a loss scale, a gradient that overflowed only skips the step (and halves the scale): AMP's rule.
+    if (!std::isfinite(loss.item()) || (!std::isfinite(gn) && !numerics.loss_scaling)) {
       // The update would poison every parameter; the run has failed here.
       log.nonfinite_step = step;
       return log;
     }
     const Array before = step == 0 ? probe_output(model, probe) : Array();
-    adam.step();
+    optimizer.step();
     if (step == 0) log.first_step = output_change(before, probe_output(model, probe), lr);
     if (after_update) after_update(step, lr);
   }
@@ -95,11 +100,14 @@ Failure classify(const TrainLog& log, double final_eval_loss, std::size_t classe
 }
 
 TaskData make_task(const RunConfig& c) {
-  if (is_transformer(c)) {
+  if (is_transformer(c)) {  // tokens: indices, not numbers the model computes with
     SequenceTask task = make_sequence_task(c);
     return {std::move(task.train), std::move(task.eval)};
   }
-  TeacherTask task = make_teacher_task(c);
+  TeacherTask task = make_teacher_task(c);  // labelled in float64, then the inputs stored in the run's format
+  const Precision working = numerics_of(c.precision).working;
+  round_in_place(task.train.x, working);
+  round_in_place(task.eval.x, working);
   return {std::move(task.train), std::move(task.eval)};
 }
 
@@ -111,6 +119,7 @@ RunResult run_experiment(const RunConfig& c, const std::atomic<bool>* stop, cons
   const Batches batches = sample_batches(c);
   if (before_training) before_training(model, task, batches);
 
+  precision_scope in_format(numerics_of(c.precision).working);  // the final train loss below too
   RunResult r;
   r.config = c;
   r.log = train(model, task.train, &task.eval, batches, c, stop);

@@ -14,12 +14,13 @@ double rms_row_norm(const Array& rows) {
   return std::sqrt(xt::sum(rows * rows)() / static_cast<double>(rows.shape()[0]));
 }
 
-std::vector<SublayerInitGrad> init_weight_grads(const DepthModel& model, const std::vector<Tensor>& block_outputs) {
+std::vector<SublayerInitGrad> init_weight_grads(const DepthModel& model, const std::vector<Tensor>& block_outputs,
+                                                double grad_scale) {
   std::vector<SublayerInitGrad> rows;
   for (std::size_t l = 0; l < block_outputs.size(); ++l) {
     const double hidden = rms_row_norm(block_outputs[l].value());
     for (const auto& [name, weight] : model.output_projections(l)) {
-      const double g = weight->has_grad() ? std::sqrt(xt::sum(weight->grad() * weight->grad())()) : 0.0;
+      const double g = weight->has_grad() ? std::sqrt(xt::sum(weight->grad() * weight->grad())()) / grad_scale : 0.0;
       rows.push_back({l, name, g, hidden});
     }
   }

@@ -149,7 +149,8 @@ FieldValue field_value_from_json(const Field& f, const nlohmann::json& j) {
 
 std::string to_json(const RunConfig& c) {
   nlohmann::ordered_json j;
-  for (const Field& f : run_fields()) j[f.key] = json_of(f.get(c));
+  for (const Field& f : run_fields())
+    if (!f.omitted_at_default || f.get(c) != f.get(RunConfig{})) j[f.key] = json_of(f.get(c));
   // Derived, for readers (tools/replay_torch.py) that should not recompute them.
   const auto dn = nn::deepnorm_constants(c.depth);
   j["final_norm"] = nn::needs_final_norm(c.placement);

@@ -41,6 +41,14 @@ const std::vector<std::string>& choice_names<Activation>() {
   return names;
 }
 
+template <>
+const std::vector<std::string>& choice_names<RunPrecision>() {
+  static const std::vector<std::string> names{"fp64",       "fp32",       "bf16",
+                                              "fp16",       "bf16-mixed", "fp16-mixed",
+                                              "bf16-mixed-noscale", "fp16-mixed-noscale"};
+  return names;
+}
+
 template <class E>
 E parse_choice(const std::string& name) {
   const auto& names = choice_names<E>();
@@ -57,10 +65,12 @@ template Arch parse_choice<Arch>(const std::string&);
 template Init parse_choice<Init>(const std::string&);
 template NormKind parse_choice<NormKind>(const std::string&);
 template Activation parse_choice<Activation>(const std::string&);
+template RunPrecision parse_choice<RunPrecision>(const std::string&);
 
 std::string to_string(Arch v) { return choice_names<Arch>().at(static_cast<std::size_t>(v)); }
 std::string to_string(Init v) { return choice_names<Init>().at(static_cast<std::size_t>(v)); }
 std::string to_string(NormKind v) { return choice_names<NormKind>().at(static_cast<std::size_t>(v)); }
+std::string to_string(RunPrecision v) { return choice_names<RunPrecision>().at(static_cast<std::size_t>(v)); }
 
 namespace {
 
@@ -265,8 +275,15 @@ std::vector<Field> make_table() {
                      11, S::transformer_only, "S");
   seq_len.transformer_only = seq_len.in_init_seed = true;
   t.push_back(std::move(seq_len));
-  // precision (issue 28, another session): a setting row like norm's, a choice of fp64 (the default: not in the
-  // run id, the seeds or, at fp64, changing any output), fp32, bf16, fp16; option --precision(s).
+  // Not in the init seed: every precision starts from the same float64 draw, rounded to its format.
+  Field precision = id(setting("precision", &RunConfig::precision, &SweepGrid::precisions, "--precisions,--precision",
+                               "a precision",
+                               "Number formats (emulated): fp64 (the default), fp32, bf16, fp16 (the whole model "
+                               "in it), bf16-mixed, fp16-mixed (float32 master weights and a dynamic loss scale, "
+                               "as AMP), bf16-mixed-noscale, fp16-mixed-noscale (master weights only)"),
+                       16, S::unless_default, "");
+  precision.absent_means_default = precision.omitted_at_default = true;
+  t.push_back(std::move(precision));
   return t;
 }
 

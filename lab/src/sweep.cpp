@@ -63,6 +63,7 @@ std::string to_json(const SweepGrid& g) {
   nlohmann::ordered_json j;
   for (const Field* f : sweep_order()) {
     const std::vector<FieldValue> values = f->grid_values(g);
+    if (f->omitted_at_default && values.size() == 1 && values[0] == f->get(RunConfig{})) continue;
     if (!f->is_axis() && values.size() == 1) {
       j[f->sweep_key] = json_of(values[0]);  // one value per sweep
       continue;

@@ -28,8 +28,10 @@ struct SublayerInitGrad {
   double hidden_norm;       // √(mean over the batch of ‖h_l‖²), h_l the output of block l (same for each sublayer)
 };
 
-// After the first backward: one row per block and output projection, in block order.
-std::vector<SublayerInitGrad> init_weight_grads(const DepthModel& model, const std::vector<Tensor>& block_outputs);
+// After the first backward: one row per block and output projection, in block order. grad_scale: the loss scale
+// the gradients carry (mixed precision), divided out of the norms.
+std::vector<SublayerInitGrad> init_weight_grads(const DepthModel& model, const std::vector<Tensor>& block_outputs,
+                                                double grad_scale = 1.0);
 
 // √(mean over the rows (first dimension) of the squared norm of each row): the size of a batch's outputs.
 double rms_row_norm(const Array& rows);

@@ -16,7 +16,8 @@
 //           `heads` heads, then an FFN d → ffn_mult·d → d), both sublayers in the placement, a final
 //           norm as above, head Linear(d → classes) at every position.
 //   options init (pytorch: PyTorch's defaults; xavier: the papers' Xavier-uniform weights, zero
-//           biases), norm (the placement's norms: layer, rms or batch), activation (relu, gelu).
+//           biases), norm (the placement's norms: layer, rms or batch), activation (relu, gelu),
+//           precision (fp64, or fp32/bf16/fp16 emulated, pure or mixed: RunPrecision below).
 //   train   Adam (PyTorch defaults) with lr · min(1, (step+1)/warmup), minibatches
 //           of `batch` indices drawn with replacement-free sampling per step.
 
@@ -37,10 +38,16 @@ enum class Init { pytorch, xavier };             // PyTorch's defaults; the pape
 enum class NormKind { layer, rms, batch };       // LayerNorm, RMSNorm, BatchNorm (nn::make_norm's names)
 // The FFN's activation is the library's enum (tapegrad::Activation, ops/feed_forward.hpp); the lab offers relu
 // and gelu of it.
+// How a run stores its numbers (docs/lab.md, "Low precision"): fp64 is the library's float64; fp32, bf16 and fp16
+// train the whole model in that format (every op's output, gradient, parameter and Adam's state rounded to it,
+// as model.half() does); the -mixed ones keep float32 master weights with Adam's state in float32 and scale the
+// loss (GradScaler's dynamic rule), as AMP does; -mixed-noscale keeps the master weights without a loss scale.
+enum class RunPrecision { fp64, fp32, bf16, fp16, bf16_mixed, fp16_mixed, bf16_mixed_noscale, fp16_mixed_noscale };
 
 std::string to_string(Arch value);
 std::string to_string(Init value);
 std::string to_string(NormKind value);
+std::string to_string(RunPrecision value);
 
 // Every field of a run. lab/src/run_fields.cpp holds the one table of them (name, command-line option,
 // range, default sweep, place in the run id and the seeds) that the command line, config.json,
@@ -70,6 +77,7 @@ struct RunConfig {
   std::size_t ffn_mult = 4;           // FFN hidden width = ffn_mult · d
   std::size_t heads = 4;              // transformer: attention heads (d % heads == 0)
   std::size_t seq_len = 16;           // transformer: tokens per sequence
+  RunPrecision precision = RunPrecision::fp64;  // not in config.json, sweep.json or the run id at fp64
 
   bool operator==(const RunConfig& other) const;  // every field of the table equal
   bool operator!=(const RunConfig& other) const { return !(*this == other); }

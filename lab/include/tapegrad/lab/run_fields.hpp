@@ -45,6 +45,9 @@ struct Field {
   bool in_init_seed = false;     // the setting changes what the init draws (init_seed mentions it as the id does)
   bool transformer_only = false; // the command line refuses it for --arch ffn
   bool absent_means_default = false;  // config.json and sweep.json written before the field existed lack it
+  // config.json and sweep.json leave the field out at its default, so that the files of a sweep that does not
+  // use it stay byte for byte what they were before it existed (precision).
+  bool omitted_at_default = false;
   std::string sweep_default;     // the default sweep's words ("2,4,8,16,32"); "" = RunConfig's default
 
   // The range or the choices.
