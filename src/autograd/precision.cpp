@@ -46,40 +46,49 @@ double round_to_format(double x, const FloatFormat& f) {
   return std::copysign(rounded > f.max_finite() ? HUGE_VAL : rounded, x);
 }
 
-// The same rounding on x's bits, the tuned path of round_in_place (a few integer operations
-// instead of ilogb, ldexp and floor: ~50x faster). For a result in the format's normal range,
-// the low 53 − p bits of the float64 significand are dropped: adding half of their weight
-// (minus one, plus the lowest kept bit, so that a tie goes to the even neighbour) and
-// clearing them rounds to nearest, and a carry runs into the exponent as it should. Results
-// below the smallest normal number (the subnormals and 0) take the reference path above.
-// tests/autograd/test_precision_rounding.cpp checks both on every fp16 and bf16 tie.
+// The same rounding on x's bits, the tuned path of round_in_place: a loop without branches
+// that the compiler vectorizes (~50x faster than the reference). For a result in the format's
+// normal range, the low 53 − p bits of the float64 significand are dropped: adding half of
+// their weight (minus one, plus the lowest kept bit, so that a tie goes to the even neighbour)
+// and clearing them rounds to nearest, and a carry runs into the exponent as it should. Below
+// the smallest normal number the format's numbers are the multiples of the smallest subnormal
+// q: |x|/q is rounded to an integer by adding and subtracting 1.5 · 2^52 (float64's own round
+// to nearest even: exact while |x|/q < 2^51), times q. NaN, ±inf and ±0 are kept.
+// tests/autograd/test_precision_rounding.cpp checks it on every fp16 and bf16 tie.
 struct BitRounding {
   std::uint64_t drop_mask, half_minus_one, smallest_normal_bits, max_finite_bits;
   int dropped;
+  double subnormal_quantum, per_subnormal_quantum;
   explicit BitRounding(const FloatFormat& f)
       : drop_mask((std::uint64_t{1} << (53 - f.precision_bits)) - 1),
         half_minus_one((std::uint64_t{1} << (52 - f.precision_bits)) - 1),
         smallest_normal_bits(bits_of(f.smallest_normal())),
         max_finite_bits(bits_of(f.max_finite())),
-        dropped(53 - f.precision_bits) {}
+        dropped(53 - f.precision_bits),
+        subnormal_quantum(f.smallest_subnormal()),
+        per_subnormal_quantum(1.0 / f.smallest_subnormal()) {}
   static std::uint64_t bits_of(double x) {
     std::uint64_t u;
     std::memcpy(&u, &x, sizeof u);
     return u;
   }
-  double operator()(double x, const FloatFormat& f) const {
-    const std::uint64_t u = bits_of(x);
-    const std::uint64_t sign = u & 0x8000000000000000ull;
-    std::uint64_t magnitude = u ^ sign;
-    if (magnitude >= 0x7FF0000000000000ull) return x;                       // NaN, ±inf
-    if (magnitude < smallest_normal_bits) return round_to_format(x, f);   // subnormal results, 0
-    magnitude += half_minus_one + ((magnitude >> dropped) & 1);
-    magnitude &= ~drop_mask;
-    if (magnitude > max_finite_bits) magnitude = 0x7FF0000000000000ull;   // overflow: ±inf
-    const std::uint64_t r = magnitude | sign;
-    double out;
-    std::memcpy(&out, &r, sizeof out);
-    return out;
+  void operator()(double* v, std::size_t n) const {
+    constexpr double to_integer = 6755399441055744.0;  // 1.5 · 2^52
+    constexpr std::uint64_t sign_bit = 0x8000000000000000ull, infinity = 0x7FF0000000000000ull;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t u;
+      std::memcpy(&u, v + i, sizeof u);
+      const std::uint64_t sign = u & sign_bit, magnitude = u ^ sign;
+      std::uint64_t normal = (magnitude + half_minus_one + ((magnitude >> dropped) & 1)) & ~drop_mask;
+      normal = normal > max_finite_bits ? infinity : normal;  // overflow: ±inf
+      double x_magnitude;
+      std::memcpy(&x_magnitude, &magnitude, sizeof x_magnitude);
+      const double subnormal = ((x_magnitude * per_subnormal_quantum + to_integer) - to_integer) * subnormal_quantum;
+      const std::uint64_t rounded =
+          magnitude >= infinity ? magnitude : magnitude < smallest_normal_bits ? bits_of(subnormal) : normal;
+      const std::uint64_t out = rounded | sign;
+      std::memcpy(v + i, &out, sizeof out);
+    }
   }
 };
 
@@ -115,7 +124,7 @@ void round_in_place(Array& values, Precision precision) {
   const FloatFormat& f = format_of(precision);
   if (kernels::use_fast_kernels) {
     const BitRounding round_bits(f);
-    for (double& v : values) v = round_bits(v, f);
+    round_bits(values.data(), values.size());  // on the raw array: xtensor's iterator costs more than the rounding
   } else {
     for (double& v : values) v = round_to_format(v, f);
   }
