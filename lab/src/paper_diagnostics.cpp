@@ -63,6 +63,9 @@ std::pair<double, double> lemma2_bounds(nn::Placement p, std::size_t layer, std:
 PaperDiagnostics paper_diagnostics(const RunConfig& c, std::size_t K, long tracked) {
   validate(c);
   if (K == 0) throw Error("paper_diagnostics: the number of minibatches K must be at least 1");
+  if (c.precision != RunPrecision::fp64)  // its K gradients at init are float64 sums, with no format or loss scale
+    throw Error("paper_diagnostics: the papers' diagnostics are measured in fp64 only, got --precision " +
+                to_string(c.precision) + " (a sweep with --precisions compares the formats' training)");
   const TaskData task = make_task(c);
   Generator init_gen(init_seed(c));
   DepthModel model(c, init_gen);

@@ -6,6 +6,7 @@
 #include "lab/lab_helpers.hpp"
 #include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/lab/depth_run.hpp"
+#include "tapegrad/lab/paper_diagnostics.hpp"
 #include "tapegrad/lab/run_fields.hpp"
 #include "tapegrad/lab/run_numerics.hpp"
 #include "tapegrad/lab/sweep.hpp"
@@ -131,4 +132,9 @@ TEST_CASE("pure fp16 breaks Adam: v = (1 - beta2) g^2 underflows to 0, and m / (
   CHECK(pure.failure.failed);
   CHECK(pure.failure.reason == "nonfinite");
   CHECK(mixed.log.nonfinite_step == -1);
+}
+
+TEST_CASE("--diagnose refuses a low precision, naming it", "[lab]") {
+  CHECK_THROWS_WITH(paper_diagnostics(tiny_in(RunPrecision::bf16), 16, 2),
+                    Catch::Contains("measured in fp64 only, got --precision bf16"));
 }

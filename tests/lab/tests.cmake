@@ -44,3 +44,18 @@ add_test(NAME lab.cli.html_report
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/html_report_test.sh $<TARGET_FILE:tapegrad-depth> ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/html_report)
 set_tests_properties(lab.cli.html_report PROPERTIES PASS_REGULAR_EXPRESSION "PASS: html_report" FAIL_REGULAR_EXPRESSION "FAIL:"
   ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;cli" TIMEOUT 300)
+
+# The committed low-precision tables (docs/lab/precision.txt, quoted by docs/lab.md) are what
+# scripts/lab-precision.sh prints: about 3 CPU-minutes of sweeps, so in the default build only (the Release
+# pass of scripts/test.sh would only repeat the same check).
+if(NOT CMAKE_BUILD_TYPE STREQUAL "Release" AND NOT TAPEGRAD_SANITIZE)
+  add_test(NAME lab.precision_tables
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/precision_tables_test.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/lab-precision)
+  set_tests_properties(lab.precision_tables PROPERTIES
+    PASS_REGULAR_EXPRESSION "PASS: precision_tables"
+    FAIL_REGULAR_EXPRESSION "FAIL:"
+    ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
+    LABELS "lab"
+    TIMEOUT 900)
+endif()
