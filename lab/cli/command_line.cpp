@@ -34,7 +34,8 @@ std::string description() {
          "eval loss every --eval-every steps), init_grads.csv (per run, block and sublayer, at init: ||dL/dW|| of\n"
          "the sublayer's output projection, e.g. ffn.fc2.weight, and the hidden-state norm), output_change.csv (per\n"
          "run: how far the first Adam step moves the logits on a fixed probe batch), PNG plots drawn by gnuplot\n"
-         "with their scripts (*.gp), summary.txt, sweep.json,\n"
+         "with their scripts (*.gp), summary.txt, sweep.json, index.html (a page of it all for a browser;\n"
+         "`tapegrad-depth report DIR` writes it again),\n"
          "and runs/ (one folder per finished run, written atomically, with a manifest of its files' row counts and\n"
          "checksums; --resume skips the finished runs and runs damaged ones again).\n\n"
          "Limits (larger values are refused before any work): depth <= " + n(L::max_depth) + ", width <= " +
@@ -47,6 +48,7 @@ std::string description() {
          "  tapegrad-depth --placements post,pre --depths 4,16 --lrs 3e-3 --out results/small\n"
          "  tapegrad-depth --preset transformer --out results/transformer   # " + kTransformerPresetTime + "\n"
          "  tapegrad-depth --arch transformer --placements post,pre --depths 2,8 --init xavier --norm rms --out t\n"
+         "  tapegrad-depth --placements post,pre --depths 4,16 --precisions fp64,bf16,fp16,fp16-mixed --out p\n"
          "  tapegrad-depth --shard 0/4 --out results/shard0   # ...one shard per machine, then:\n"
          "  tapegrad-depth merge results/depth results/shard0 results/shard1 results/shard2 results/shard3\n"
          "  tapegrad-depth --dump replay/post --placements post --depths 2 --widths 8 --lrs 0.01 --warmups 0 --steps 20\n"
