@@ -41,7 +41,7 @@ def table(folder):
         groups.setdefault((r["placement"], precision_of(r["run"])), []).append(r)
     print(f"{folder}:")
     print(f"{'placement':<10} {'precision':<19} {'runs':>4} {'failed':>6} {'NaN/Inf':>7} {'collapsed':>9} "
-          f"{'skipped steps':>13} {'NaN at step':>11}  eval loss vs fp64 (median, largest |rel. diff.|)")
+          f"{'skipped steps':>13} {'NaN at step':>11}  eval loss: median, this / fp64")
     placements = list(dict.fromkeys(r["placement"] for r in runs))
     for placement in placements:
         for p in PRECISIONS:
@@ -50,13 +50,12 @@ def table(folder):
                 continue
             failed = [r for r in rows if r["failed"] == "1"]
             nonfinite = sum(r["fail_reason"] == "nonfinite" for r in failed)
-            diffs = []
-            for r in rows:
-                ref = by_id.get(fp64_id(r["run"]))
-                if ref and r["failed"] == "0" and ref["failed"] == "0":
-                    diffs.append(abs(float(r["eval_loss"]) - float(ref["eval_loss"])) / float(ref["eval_loss"]))
-            versus = (f"{statistics.median(diffs):.2e}, {max(diffs):.2e} ({len(diffs)} runs)" if diffs and p != "fp64"
-                      else "-")
+            # Final eval losses of the runs that trained here and in fp64: medians, this precision's and fp64's.
+            pairs = [(float(r["eval_loss"]), float(by_id[fp64_id(r["run"])]["eval_loss"])) for r in rows
+                     if r["failed"] == "0" and fp64_id(r["run"]) in by_id
+                     and by_id[fp64_id(r["run"])]["failed"] == "0"]
+            versus = (f"{statistics.median(a for a, _ in pairs):.4f} / {statistics.median(b for _, b in pairs):.4f}"
+                      f" ({len(pairs)} runs)" if pairs else "-")
             skips = sum(skipped.get(r["run"], 0) for r in rows)
             nan_steps = sorted(int(r["fail_step"]) for r in failed if r["fail_reason"] == "nonfinite")
             nan_at = f"{nan_steps[0]}-{nan_steps[-1]}" if nan_steps else "-"

@@ -2,7 +2,8 @@
 """Runs an exercise notebook with its exercise cells filled in, as a test: once with the reference
 solutions (every check green), once with a planted mistake (the right diagnosis shown).
 
-The cells tagged `exercise:<function>` get the text of a file (its leading comment dropped), the cell
+The cells tagged `exercise:<function>` get the text of a file (its leading comment dropped), or of the
+function's definition in it (exercise_cells.py), the cell
 tagged `parameters` can set the report's language, and the notebook, saved as <name>.ipynb in --out
 (with its include path made absolute), runs through tests/notebooks/run_notebook.py, whose other
 arguments follow `--`. Its expectations are the entry <name>.ipynb of the expectations file.
@@ -16,6 +17,8 @@ import os
 import re
 import subprocess
 import sys
+
+from exercise_cells import split_definitions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -48,15 +51,27 @@ def main():
     with open(args.notebook, encoding="utf-8") as f:
         nb = json.load(f)
     fills = dict(item.split("=", 1) for item in args.fill)
+    # What each tagged cell gets: a file whose name is the tag's gets the whole file; a file of an exercise with
+    # several functions (one cell each) gives each its definition, the first one after the file's #includes and
+    # helpers (a cell our kernel takes; the committed notebook keeps one definition per cell for xeus-cling).
+    texts, key_of = {}, {}
+    for key, file in fills.items():
+        with open(os.path.join(ROOT, file) if not os.path.isabs(file) else file, encoding="utf-8") as f:
+            text = f.read()
+        texts[key], key_of[key] = without_leading_comment(text), key
+        preamble, definitions = split_definitions(text)
+        for i, (function, definition) in enumerate(definitions):
+            if function != key:
+                texts[function] = (preamble + "\n\n" + definition) if i == 0 and preamble else definition
+                key_of[function] = key
     filled = set()
     for cell in nb["cells"]:
         tags = cell.get("metadata", {}).get("tags", [])
         for tag in tags:
-            if tag.startswith("exercise:") and tag[len("exercise:"):] in fills:
+            if tag.startswith("exercise:") and tag[len("exercise:"):] in texts:
                 fn = tag[len("exercise:"):]
-                with open(os.path.join(ROOT, fills[fn]) if not os.path.isabs(fills[fn]) else fills[fn], encoding="utf-8") as f:
-                    cell["source"] = without_leading_comment(f.read())
-                filled.add(fn)
+                cell["source"] = texts[fn]
+                filled.add(key_of[fn])
         if "parameters" in tags and args.lang:
             cell["source"] = re.sub(r'lang = "[a-z]*"', 'lang = "%s"' % args.lang, source(cell))
         if cell.get("cell_type") == "code":

@@ -35,4 +35,17 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
   add_exercise_notebook_test(exercise_layer_norm.mistake exercise_layer_norm --lang zh
     --fill layer_norm_forward=${_ex_sol}/02_layer_norm_forward_solution.cpp
     --fill layer_norm_backward=${CMAKE_CURRENT_LIST_DIR}/mistakes/03_layer_norm_backward__mean_term_missing.cpp)
+  # The notebooks tools/exercise_notebooks.py writes from the exercise files: solved, and one with a mistake.
+  add_exercise_notebook_test(exercise_residual_and_norms.solved exercise_residual_and_norms
+    --fill residual=${_ex_sol}/01_residual_solution.cpp --fill rms_norm=${_ex_sol}/04_rms_norm_solution.cpp
+    --fill batch_norm=${_ex_sol}/05_batch_norm_solution.cpp)
+  add_exercise_notebook_test(exercise_softmax_attention_adam.mistake exercise_softmax_attention_adam
+    --fill softmax_backward=${_ex_sol}/08_softmax_backward_solution.cpp
+    --fill attention_backward=${CMAKE_CURRENT_LIST_DIR}/mistakes/09_attention_backward__scale_missing.cpp
+    --fill adam_step=${_ex_sol}/10_adam_step_solution.cpp)
 endif()
+# The generated exercise notebooks are what the exercise files say now.
+add_test(NAME exercise.notebooks_up_to_date
+         COMMAND ${TAPEGRAD_EXERCISE_JUPYTER_PYTHON} ${PROJECT_SOURCE_DIR}/tools/exercise_notebooks.py --check)
+set_tests_properties(exercise.notebooks_up_to_date PROPERTIES LABELS exercise
+                     PASS_REGULAR_EXPRESSION "PASS: exercise notebooks up to date")

@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""Writes the exercise notebooks notebooks/exercise_<group>.ipynb from the exercise files (exercises/NN_*.cpp):
+the statement is each file's leading comment, the cells to fill in are its functions (one per cell: xeus-cling's
+rule), and a check cell per exercise calls the grader as scripts/exercise.sh does. One source for both: after
+editing an exercise file, run this again (the test exercise.notebooks_up_to_date fails until then).
+
+  tools/exercise_notebooks.py            write the notebooks
+  tools/exercise_notebooks.py --check    exit 1, naming them, if a committed notebook differs
+
+notebooks/exercise_layer_norm.ipynb (exercises 2 and 3) is written by hand and not touched.
+"""
+
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "exercises"))
+from plant_mistakes import CHECKS, NUMBER  # noqa: E402  (the check call of each exercise, as the CLI makes it)
+from exercise_cells import split_definitions  # noqa: E402
+
+GROUPS = {
+    "exercise_residual_and_norms": ("The residual, RMSNorm and BatchNorm by hand (手撕残差、RMSNorm 和 BatchNorm)",
+                                    ["residual", "rms_norm", "batch_norm"]),
+    "exercise_softmax_attention_adam": ("Softmax, attention and Adam by hand (手撕 softmax、注意力和 Adam)",
+                                        ["softmax_backward", "attention_backward", "adam_step"]),
+}
+# Exercises 6 (FFN) and 7 (Add & Norm, Post-/Pre-Norm blocks) build on helpers and on the LayerNorm
+# solutions: they stay files (scripts/exercise.sh check ffn / blocks).
+
+INTRO = """Write each forward and backward yourself, on plain arrays, and let the grader tell you whether they are
+right and, if not, **which mistake** you made. 自己写前向和反向，检查器会告诉你对不对；不对的话，告诉你**犯了哪个错误**。
+
+Fill in an exercise cell (replace the `throw`), run it, then run the check cell below it: a table of the cases
+(green passed, red did not) and a diagnosis with a hint. Your code runs in a child process, so a crash or an
+endless loop is reported and the notebook lives on. Fix, re-run your cell, re-run the check. The same
+exercises are files in `exercises/` (`scripts/exercise.sh check <name>`); LayerNorm has its own notebook,
+`exercise_layer_norm.ipynb`."""
+
+
+def lines(text):
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def markdown(text):
+    return {"cell_type": "markdown", "metadata": {}, "source": lines(text)}
+
+
+def code(text, tags=None):
+    return {"cell_type": "code", "execution_count": None, "metadata": {"tags": tags} if tags else {},
+            "outputs": [], "source": lines(text)}
+
+
+def exercise_file(name):
+    folder = os.path.join(ROOT, "exercises")
+    return os.path.join(folder, "%02d_%s.cpp" % (NUMBER[name], name))
+
+
+def statement(path):
+    """The leading comment as markdown: its first two lines (English, Chinese) the heading, the rest as text."""
+    comment = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("//"):
+                break
+            comment.append(line[2:].rstrip("\n")[1:] if line.startswith("// ") else line[2:].rstrip("\n"))
+    title, chinese = comment[0], comment[1]
+    body = [l for l in comment[2:] if not l.startswith("Check it:")]
+    while body and not body[0].strip():
+        body.pop(0)
+    return "## %s\n\n*%s*\n\n```text\n%s\n```" % (title, chinese, "\n".join(body).rstrip())
+
+
+def check_calls(name):
+    """The check cells: scripts/exercise.sh's call with the report's language; the blocks' combine() split."""
+    call = CHECKS[name].replace("{ns}::", "").replace("{{", "{").replace("}}", "}")
+    calls = re.findall(r"check_\w+\([^()]*\bo\)", call)
+    return ["ex::" + c[:-2] + "{lang})" for c in calls]
+
+
+def notebook(group):
+    title, names = GROUPS[group]
+    cells = [markdown("# Exercises: " + title + "\n\n" + INTRO),
+             markdown("## Setup\n\nThe pragmas point the interpreter at tapegrad's headers and library (paths relative "
+                      "to `notebooks/`)."),
+             code('#pragma cling add_include_path("../include")\n#pragma cling add_library_path("../build")\n'
+                  '#pragma cling load("libopenblas")\n#pragma cling load("libtapegrad")'),
+             code("#include <cmath>\n#include <iostream>\n#include <string>\n#include <vector>\n\n"
+                  "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/debug/exercise.hpp>\n\n"
+                  "namespace ex = tapegrad::exercise;"),
+             markdown('The report\'s language: `"en"` or `"zh"` (中文). 报告的语言：`"en"` 或 `"zh"`。'),
+             code('std::string lang = "en";  // "zh": 中文报告', ["parameters"])]
+    for name in names:
+        path = exercise_file(name)
+        cells.append(markdown(statement(path)))
+        with open(path, encoding="utf-8") as f:
+            _, definitions = split_definitions(f.read())
+        for function, text in definitions:
+            cells.append(code(text, ["exercise:" + function]))
+        for call in check_calls(name):
+            cells.append(code(call))
+    cells.append(markdown("## Next\n\nThe report's last line, `result: pass` or `result: fail diagnosis=<id>`, is what "
+                          "`scripts/exercise.sh check` prints too."))
+    return {"cells": cells,
+            "metadata": {"kernelspec": {"display_name": "C++17", "language": "C++17", "name": "xcpp17"},
+                         "language_info": {"codemirror_mode": "text/x-c++src", "file_extension": ".cpp",
+                                           "mimetype": "text/x-c++src", "name": "c++", "version": "17"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def text_of(nb):
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    stale = []
+    for group in GROUPS:
+        path = os.path.join(ROOT, "notebooks", group + ".ipynb")
+        want = text_of(notebook(group))
+        have = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if check:
+            if have != want:
+                stale.append(os.path.relpath(path, ROOT))
+        elif have != want:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(want)
+            print("wrote", os.path.relpath(path, ROOT))
+    if stale:
+        print("FAIL: not what tools/exercise_notebooks.py writes (run it): " + ", ".join(stale))
+        return 1
+    if check:
+        print("PASS: exercise notebooks up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
