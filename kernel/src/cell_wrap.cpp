@@ -208,19 +208,30 @@ std::size_t chunk_end(const std::string& code, std::size_t i, bool& terminated) 
   bool saw_equals = false, saw_parens = false;
   std::size_t last_open_brace_prev = std::string::npos;  // the char before the depth-0 "{"
   bool brace_is_lambda = false;                          // that "{" opens a lambda's body
+  // After a call (`std::cout << f(1) << S{1}.b`), a "{" after a name is still a braced initialiser, unless the
+  // name is a function's qualifier (`g() const {`) or a trailing return type (`auto g() -> int {`).
+  bool brace_init_after_call = false;
+  std::size_t last_close_paren = std::string::npos;  // of the depth-0 ")" seen last
   for (std::size_t k = i; k < n; ++k) {
     const char c = code[k];
     if (c == '(' || c == '[') {
       if (depth == 0 && c == '(') saw_parens = true;
       ++depth;
     } else if (c == ')' || c == ']') {
-      --depth;
+      if (--depth == 0 && c == ')') last_close_paren = k;
     } else if (c == '{') {
       if (depth == 0) {
         std::size_t p = k;
         while (p > i && std::isspace(static_cast<unsigned char>(code[p - 1]))) --p;
         last_open_brace_prev = p > i ? p - 1 : std::string::npos;
         brace_is_lambda = is_lambda_body(code, i, k);
+        std::size_t w = p;
+        while (w > i && is_ident_char(code[w - 1])) --w;
+        static const std::set<std::string> qualifiers = {"const", "noexcept", "override", "final", "mutable",
+                                                         "volatile", "try", "else", "do"};
+        brace_init_after_call = saw_parens && w < p && qualifiers.count(code.substr(w, p - w)) == 0 &&
+                                !(last_close_paren != std::string::npos &&
+                                  code.substr(last_close_paren, k - last_close_paren).find("->") != std::string::npos);
       }
       ++depth;
     } else if (c == '}') {
@@ -238,7 +249,7 @@ std::size_t chunk_end(const std::string& code, std::size_t i, bool& terminated) 
                          (first == "template" && code.find_first_of("{", i) > code.find("struct", i)) ||
                          (first == "template" && code.find_first_of("{", i) > code.find("class", i) &&
                           code.find("class", i) != std::string::npos && !saw_parens);
-        const bool brace_init = !saw_parens && first != "namespace" && first != "extern" && first != "try" &&
+        const bool brace_init = (!saw_parens || brace_init_after_call) && first != "namespace" && first != "extern" && first != "try" &&
                                 first != "do" && first != "{" && last_open_brace_prev != std::string::npos &&
                                 (is_ident_char(code[last_open_brace_prev]) || code[last_open_brace_prev] == '>');
         const bool continues = next == '.' || next == '(' || next == '[' || next == ',' || next == '-' ||
@@ -298,6 +309,46 @@ std::vector<Chunk> split_top_level(const std::string& body) {
   return chunks;
 }
 
+namespace {
+
+// `namespace N { ... }` (also `namespace A::B {`): where its braces are in the chunk's text, or npos if the
+// chunk is no such block (an alias `namespace M = N;`, `inline namespace`, `extern`, ...). Not an anonymous
+// `namespace {`: clang's lookup through its implicit using-directive then finds both definitions.
+std::pair<std::size_t, std::size_t> namespace_braces(const std::string& text) {
+  const std::string code = code_only(text);
+  const std::vector<Token> t = tokens_of(code, 0, code.size());
+  const auto none = std::make_pair(std::string::npos, std::string::npos);
+  if (t.size() < 3 || t[0].text != "namespace") return none;
+  std::size_t i = 1;
+  while (i < t.size() && (is_identifier(t[i]) || t[i].text == "::")) ++i;
+  if (i == 1 || i >= t.size() || t[i].text != "{" || t.back().text != "}") return none;
+  return {t[i].at, t.back().at};
+}
+
+// A namespace block's declarations wrapped as a cell's are (each redefinable one in its own inline
+// namespace, nested blocks likewise), so that re-running `namespace my { double f(...) {...} }` replaces f.
+std::string wrap_namespace_block(const std::string& text, const std::string& id) {
+  const auto [open, close] = namespace_braces(text);
+  if (open == std::string::npos) return text;
+  const std::string inner = text.substr(open + 1, close - open - 1);
+  std::string out = text.substr(0, open + 1);
+  std::size_t copied = 0;
+  int k = 0;
+  for (const Chunk& c : split_top_level(inner)) {
+    ++k;
+    const std::string piece = inner.substr(c.begin, c.end - c.begin);
+    const std::string inner_id = id + "_" + std::to_string(k);
+    out += inner.substr(copied, c.begin - copied);
+    if (c.kind == Chunk::declaration && c.redefinable) out += "inline namespace " + inner_id + " { " + piece + " }";
+    else if (c.kind == Chunk::declaration) out += wrap_namespace_block(piece, inner_id);
+    else out += piece;  // no statements at namespace scope: clang says so
+    copied = c.end;
+  }
+  return out + inner.substr(copied) + text.substr(close);
+}
+
+}  // namespace
+
 std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
   const std::vector<Chunk> chunks = split_top_level(body);
   std::vector<std::string> pieces(1);
@@ -327,7 +378,7 @@ std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
     const std::string id = std::string(kKernelNamePrefix) + std::to_string(serial) + "_" + std::to_string(k);
     std::string& out = pieces.back();
     if (c.kind == Chunk::declaration) {
-      out += c.redefinable ? "inline namespace " + id + " { " + text + " }" : text;
+      out += c.redefinable ? "inline namespace " + id + " { " + text + " }" : wrap_namespace_block(text, id);
     } else if (c.kind == Chunk::statement) {
       out += "void " + id + "() { " + text + " ;} int " + id + "_run = (" + id + "(), 0);";
     } else {  // the cell's result: xcpp::detail::result_sink's comma operator shows a value (not void)

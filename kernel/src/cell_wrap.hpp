@@ -7,7 +7,8 @@
 //     struct, class, enum, alias, template) goes into an inline namespace of its own,
 //     `inline namespace __tgx_N_K { ... }`: names stay visible as if global, and a later
 //     definition of the same name gets its own mangled names; the kernel then hides the
-//     older one from lookup (redefinition.cpp);
+//     older one from lookup (redefinition.cpp); inside a `namespace N { ... }` block, its
+//     declarations are wrapped the same way (the block itself cannot be);
 //   - the last expression without `;` (also one ending in `}`: `S{1}`, `std::vector<int>{1, 2}`)
 //     is shown as the cell's result.
 // Every piece keeps its line, so clang's diagnostics point at the learner's lines. Plain

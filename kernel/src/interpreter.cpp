@@ -76,6 +76,21 @@ std::string first_error(const std::string& diagnostics) {
   return diagnostics.empty() ? "the code did not compile" : lines_of(diagnostics).front();
 }
 
+// A redefinition the kernel cannot replace (cell_wrap.hpp: out-of-line members and explicit
+// specialisations stay where they are, since they belong to a class or template of an earlier cell): say
+// what to do, as clang's "redefinition of 'f'" alone does not.
+std::string redefinition_hint(const std::string& first_error_text, const std::vector<std::string>& pieces) {
+  if (first_error_text.rfind("redefinition of", 0) != 0) return "";
+  static const std::regex out_of_line(R"(\b\w+\s*(<[^;{}]*>)?\s*::\s*~?\w+\s*\([^;{}]*\)[^;{}]*\{)");
+  static const std::regex specialisation(R"(\btemplate\s*<\s*>)");
+  for (const std::string& piece : pieces)
+    if (std::regex_search(piece, out_of_line) || std::regex_search(piece, specialisation))
+      return "hint: a member defined outside its class (double S::f() {...}) or an explicit specialisation "
+             "(template <> ...) can be defined once for each definition of its class or template: re-run the cell "
+             "that defines the class or template, then this one (or define the member inside the class)";
+  return "";
+}
+
 const char* const cxx_keywords[] = {
     "auto", "bool", "break", "case", "catch", "char", "class", "const", "constexpr", "continue", "decltype",
     "default", "delete", "double", "else", "enum", "explicit", "false", "float", "for", "if", "inline", "int",
@@ -147,6 +162,8 @@ RunOutcome CppInterpreter::run(const std::vector<std::string>& pieces, Step step
     const std::string shown = without_wrappers(diagnostics);
     outcome.evalue = first_error(shown);
     outcome.traceback = lines_of(shown);
+    if (const std::string hint = redefinition_hint(outcome.evalue, pieces); !hint.empty())
+      outcome.traceback.push_back(hint);
     return outcome;
   };
   // The check pass (check_pass.hpp): a cell that does not compile never reaches the real state.

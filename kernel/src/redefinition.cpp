@@ -41,8 +41,18 @@ void remove_from_lookup(clang::DeclContext* context, clang::NamedDecl* d) {
 
 bool RedefinitionHider::HandleTopLevelDecl(clang::DeclGroupRef group) {
   for (clang::Decl* d : group)
-    if (auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(d); ns != nullptr && is_kernel_wrapper(ns)) hide_older(ns);
+    if (auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(d)) handle_namespace(ns);
   return true;
+}
+
+// A cell's wrapper, or a learner's namespace block whose declarations the kernel wrapped (cell_wrap.cpp).
+void RedefinitionHider::handle_namespace(clang::NamespaceDecl* ns) {
+  if (is_kernel_wrapper(ns)) {
+    hide_older(ns);
+    return;
+  }
+  for (clang::Decl* d : ns->decls())
+    if (auto* inner = llvm::dyn_cast<clang::NamespaceDecl>(d)) handle_namespace(inner);
 }
 
 void RedefinitionHider::hide_older(clang::NamespaceDecl* wrapper) {

@@ -2,7 +2,8 @@
 // Re-running a cell that defines something: the newer definition wins.
 //
 // cell_wrap.cpp puts each redefinable top-level declaration of a cell in an inline namespace
-// of its own (`inline namespace __tgx_7_1 { double sq(double v) { ... } }`), so the new `sq`
+// of its own (`inline namespace __tgx_7_1 { double sq(double v) { ... } }`; inside a learner's
+// `namespace my { ... }` block too, one level down), so the new `sq`
 // has its own mangled name and its own JIT symbol. Both would still be found by lookup (the
 // members of an inline namespace are visible in the enclosing one), so, as soon as clang has
 // parsed such a namespace, this AST consumer takes the older declarations of the same names
@@ -38,6 +39,7 @@ class RedefinitionHider : public clang::ASTConsumer {
   static void revert(const Changes& changes);
 
  private:
+  void handle_namespace(clang::NamespaceDecl* ns);
   void hide_older(clang::NamespaceDecl* wrapper);
   void hide_older_named(clang::NamespaceDecl* wrapper, clang::NamedDecl* newer);
   clang::ASTContext* context_ = nullptr;

@@ -121,11 +121,32 @@ def learner_checks(kc, km, args):
              "std::cout << twice(2) << std::endl;", "6\n", "a template definition"),
             ("double area(double r) { return 3 * r * r; }", "int area(int w, int h) { return w * h; }",
              'std::cout << area(1.0) << " " << area(2, 3) << std::endl;', "3 6\n",
-             "an overload in a later cell (both stay)")):
+             "an overload in a later cell (both stay)"),
+            ("namespace geo {\ndouble scale(double v) { return 2 * v; }\nstruct Box { int w; };\n}",
+             "namespace geo {\ndouble scale(double v) { return 3 * v; }\nstruct Box { int w; int h = 4; };\n}",
+             "std::cout << geo::scale(1) << ' ' << geo::Box{1}.h << std::endl;", "3 4\n",
+             "a namespace block (its function and struct)"),
+            ("namespace geo { namespace deep { int level() { return 1; } } }",
+             "namespace geo { namespace deep { int level() { return 2; } } }",
+             "std::cout << geo::deep::level() << std::endl;", "2\n", "nested namespace blocks")):
         run(kc, first)
         reply, _ = run(kc, again)
         check(reply["status"] == "ok", "re-running %s works (got %s)" % (what, reply.get("evalue")))
         ok_out(probe, want, "after re-running %s, later cells see the new one" % what)
+
+    # What cannot be replaced says what to do: a member defined outside its class, an explicit specialisation.
+    run(kc, "struct Shape { double area() const; };")
+    run(kc, "double Shape::area() const { return 1.5; }")
+    reply = error("double Shape::area() const { return 2.5; }", "CompileError", "an out-of-line member defined again")
+    check(any(line.startswith("hint: ") and "re-run the cell that defines the class" in line
+              for line in reply.get("traceback", [])),
+          "its error names the way out (re-run the class's cell) (got %r)" % reply.get("traceback", [])[-1:])
+    run(kc, "struct Shape { double area() const; };")
+    ok_out("double Shape::area() const { return 2.5; }\nstd::cout << Shape{}.area() << std::endl;", "2.5\n",
+           "after the class's cell is re-run, the member can be defined anew")
+    # A call before a braced initialiser in one statement is one statement (was: split at S{1}'s "}").
+    ok_out("struct Pair2 { int a; int b = 9; };\nstd::cout << sq(1.0) << ' ' << Pair2{1}.b << std::endl;", " 9\n",
+           "f(x) << S{1}.b in one statement")
 
     # A failed cell removes nothing and poisons nothing (issue 24's three cells, and std::vector<long>).
     error('double sq(double v) { return v; } int bad_typo = "x";', "CompileError", "a typo after a redefinition")
