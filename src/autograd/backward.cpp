@@ -8,7 +8,6 @@
 #include <xtensor/xshape.hpp>
 
 #include "engine_access.hpp"
-#include "tapegrad/autograd/backward_watcher.hpp"
 #include "tapegrad/autograd/hooks.hpp"
 #include "tapegrad/autograd/precision.hpp"
 

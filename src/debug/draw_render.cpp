@@ -85,13 +85,23 @@ std::string graphviz_backend() {
 #endif
 }
 
-std::string render_svg(const std::string& dot) {
+std::string render_svg(const std::string& dot) { return detail::render_svg_with(dot, graphviz_backend()); }
+
+namespace detail {
+
+std::string render_svg_with(const std::string& dot, const std::string& backend) {
+  if (backend == "libgvc") {
 #if TAPEGRAD_HAS_GRAPHVIZ
-  return inline_svg(render_with_libgvc(dot));
+    return inline_svg(render_with_libgvc(dot));
 #else
-  if (!have_dot_program()) throw Error(kInstall);
-  return inline_svg(render_with_dot_program(dot));
+    throw Error("draw: this build of tapegrad has no libgvc (libgraphviz-dev was not found when it was built)");
 #endif
+  }
+  if (backend == "dot program" && have_dot_program()) return inline_svg(render_with_dot_program(dot));
+  if (backend.empty() || backend == "dot program") throw Error(kInstall);
+  throw Error("draw: no Graphviz backend '" + backend + "' (expected libgvc, dot program or none)");
 }
+
+}  // namespace detail
 
 }  // namespace tapegrad

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "draw_graph.hpp"
-#include "tapegrad/autograd/backward_watcher.hpp"
+#include "tapegrad/autograd/hooks.hpp"
 
 namespace tapegrad {
 

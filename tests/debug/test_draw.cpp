@@ -4,7 +4,7 @@
 #include <regex>
 
 #include "helpers.hpp"
-#include "tapegrad/autograd/backward_watcher.hpp"
+#include "tapegrad/autograd/hooks.hpp"
 
 using namespace tapegrad;
 
@@ -225,4 +225,20 @@ TEST_CASE("backward_steps: the watcher is put back, also when backward throws", 
   CHECK(!none);
   CHECK_THROWS_WITH(backward_steps(g.w), Catch::Contains("is a leaf"));
   tape().clear();
+}
+
+TEST_CASE("render_svg's fallbacks, as a build without libgvc takes them: the dot program, else what to install",
+          "[draw][debug]") {
+  const std::string source = "digraph { a [label=\"mul\"]; b [label=\"x\"]; b -> a; }";
+  std::vector<std::string> svgs{detail::render_svg_with(source, "dot program")};  // graphviz: a test dependency
+  if (graphviz_backend() == "libgvc") svgs.push_back(detail::render_svg_with(source, "libgvc"));
+  else CHECK_THROWS_WITH(detail::render_svg_with(source, "libgvc"), Catch::Contains("has no libgvc"));
+  for (const std::string* svg : {&svgs.front(), &svgs.back()}) {
+    CHECK(svg->rfind("<svg", 0) == 0);  // the XML prologue stripped, as for HTML
+    CHECK(contains(*svg, ">mul</text>"));
+    CHECK(contains(*svg, ">x</text>"));
+  }
+  CHECK_THROWS_WITH(detail::render_svg_with(source, ""),
+                    Catch::Contains("sudo apt-get install libgraphviz-dev") && Catch::Contains("tape_table()"));
+  CHECK_THROWS_WITH(detail::render_svg_with("digraph { a -> }", "dot program"), Catch::Contains("`dot -Tsvg` failed"));
 }

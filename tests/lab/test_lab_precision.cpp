@@ -81,7 +81,7 @@ TEST_CASE("a run in a format stores only numbers of the format: data, parameters
   }
 }
 
-TEST_CASE("mixed precision: fp16 weights, float32 masters; the loss scale is divided out of what is logged",
+TEST_CASE("mixed precision: fp16 weights, float32 masters, the loss scale divided out of what is logged",
           "[lab]") {
   const RunConfig scaled = tiny_in(RunPrecision::fp16_mixed), unscaled = tiny_in(RunPrecision::fp16_mixed_noscale);
   const RunResult a = run_experiment(scaled), b = run_experiment(unscaled);
@@ -95,7 +95,7 @@ TEST_CASE("mixed precision: fp16 weights, float32 masters; the loss scale is div
   CHECK(a.log.nonfinite_step == -1);
 }
 
-TEST_CASE("RunOptimizer: an overflowing scaled gradient skips the step and halves the scale; pure fp16 keeps it",
+TEST_CASE("RunOptimizer: an overflowing scaled gradient skips the step and halves the scale, pure fp16 keeps it",
           "[lab]") {
   precision_scope fp16(Precision::fp16);
   optim::AdamOptions options;
@@ -134,7 +134,7 @@ TEST_CASE("pure fp16 breaks Adam: v = (1 - beta2) g^2 underflows to 0, and m / (
   CHECK(mixed.log.nonfinite_step == -1);
 }
 
-TEST_CASE("--diagnose refuses a low precision, naming it", "[lab]") {
+TEST_CASE("paper_diagnostics refuses a low precision, naming it", "[lab]") {
   CHECK_THROWS_WITH(paper_diagnostics(tiny_in(RunPrecision::bf16), 16, 2),
                     Catch::Contains("measured in fp64 only, got --precision bf16"));
 }

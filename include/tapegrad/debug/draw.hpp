@@ -71,6 +71,11 @@ std::string draw_dot(const Tape& tape, const DrawOptions& options = {});
 std::string render_svg(const std::string& dot);
 // Whether render_svg can work here, and how ("libgvc", "dot program", or "" if it cannot).
 std::string graphviz_backend();
+namespace detail {
+// render_svg by a backend named as graphviz_backend() names them ("" throws the message that says what to
+// install): so that a test in a libgvc build also runs the fallbacks a build without it takes.
+std::string render_svg_with(const std::string& dot, const std::string& backend);
+}  // namespace detail
 
 // Calls retain_grad() on every output on the tape: a backward(retain_graph=true) afterwards
 // leaves every gradient in place, for draw() or tape_table().
