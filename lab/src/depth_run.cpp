@@ -7,6 +7,7 @@
 
 #include <xtensor/xmath.hpp>
 
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/loss.hpp"
 #include "tapegrad/optim/adam.hpp"
@@ -56,7 +57,10 @@ double mean_loss(DepthModel& model, const Dataset& data, std::size_t chunk_examp
     if (first_chunk && begin == 0) *first_chunk = logits.value();
   }
   model.train();
-  return total / static_cast<double>(data.y.size());
+  // cross_entropy's value: the mean, in the current precision (record() rounds an op's output to it)
+  Array loss = xt::xarray<double>(total / static_cast<double>(data.y.size()));
+  round_to_current_precision(loss);
+  return loss();
 }
 
 double mean_loss(DepthModel& model, const Dataset& data) {

@@ -10,6 +10,7 @@
 #include <xtensor/xview.hpp>
 
 #include "lab_helpers.hpp"
+#include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/lab/depth_run.hpp"
 #include "tapegrad/ops/loss.hpp"
@@ -127,6 +128,10 @@ TEST_CASE("evaluation in chunks is bitwise one forward over the whole set", "[la
     check_chunked_is_whole(chunk_transformer(nn::Placement::post, NormKind::batch));
   }
   SECTION("FFN stack, pre-norm") { check_chunked_is_whole(chunk_ffn()); }
+  SECTION("transformer inside a bf16 precision_scope (the loss rounded as cross_entropy rounds it)") {
+    precision_scope scope(Precision::bf16);
+    check_chunked_is_whole(chunk_transformer(nn::Placement::pre, NormKind::layer));
+  }
 }
 
 TEST_CASE("cross_entropy_sum: cross_entropy's sum, chained over chunks", "[lab][eval_chunks]") {

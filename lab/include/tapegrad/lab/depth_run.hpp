@@ -66,7 +66,8 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
 // The set is forwarded in chunks of `chunk_examples` examples (eval_chunks), its loss summed row by row
 // in order across them (cross_entropy_sum): bitwise the loss of one forward over the whole set
 // (tests/lab/test_lab_eval_chunks.cpp), with each chunk's activations small enough for the caches.
-// first_chunk, if given, receives the logits of the first chunk.
+// Inside a precision_scope the mean is rounded as cross_entropy rounds its value. first_chunk, if
+// given, receives the logits of the first chunk.
 double mean_loss(DepthModel& model, const Dataset& data, std::size_t chunk_examples, Array* first_chunk = nullptr);
 double mean_loss(DepthModel& model, const Dataset& data);  // chunks of eval_chunk_examples(data, 1)
 
