@@ -74,7 +74,7 @@ inline tapegrad::lab::RunConfig transformer_config(tapegrad::nn::Placement place
                                                    std::size_t d, std::size_t batch, std::size_t heads,
                                                    std::size_t seq_len) {
   tapegrad::lab::RunConfig c = lab_config(placement, depth, d, batch);
-  c.arch = "transformer";
+  c.arch = tapegrad::lab::Arch::transformer;
   c.heads = heads;
   c.seq_len = seq_len;
   return c;

@@ -1,7 +1,9 @@
 #include "tapegrad/lab/depth_run.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include <xtensor/xmath.hpp>
 
@@ -20,12 +22,49 @@ std::vector<double> TrainLog::losses() const {
   return out;
 }
 
-double mean_loss(DepthModel& model, const Dataset& data) {
+std::size_t eval_chunk_examples(const Dataset& data, std::size_t at_least) {
+  constexpr std::size_t min_rows = 1024;
+  const std::size_t labels = std::max<std::size_t>(data.labels_per_example(), 1);
+  return std::max({at_least, (min_rows + labels - 1) / labels, std::size_t{1}});
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> eval_chunks(std::size_t examples, std::size_t chunk_examples) {
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;
+  if (examples == 0) return {{0, 0}};  // one forward of the empty set: cross_entropy_sum's error says why
+  const std::size_t k = std::max<std::size_t>(chunk_examples, 1);
+  for (std::size_t begin = 0; begin < examples;) {
+    const std::size_t end = examples - begin < 2 * k ? examples : begin + k;
+    chunks.emplace_back(begin, end);
+    begin = end;
+  }
+  return chunks;
+}
+
+double mean_loss(DepthModel& model, const Dataset& data, std::size_t chunk_examples, Array* first_chunk) {
   no_grad guard;
   model.eval();
-  const double loss = cross_entropy(model(Tensor(data.x)), data.y).item();
+  double total = 0.0;  // summed in row order across the chunks, as one cross_entropy over the set
+  for (const auto& [begin, end] : eval_chunks(data.size(), chunk_examples)) {
+    Dataset part;  // the chunk's examples (a copy), unless it is the whole set
+    if (end - begin < data.size()) {
+      std::vector<std::int64_t> rows(end - begin);
+      std::iota(rows.begin(), rows.end(), static_cast<std::int64_t>(begin));
+      part = gather(data, rows);
+    }
+    const Dataset& chunk = end - begin < data.size() ? part : data;
+    const Tensor logits = model(Tensor(chunk.x));
+    total = cross_entropy_sum(logits, chunk.y, total);
+    if (first_chunk && begin == 0) *first_chunk = logits.value();
+  }
   model.train();
-  return loss;
+  // cross_entropy's value: the mean, in the current precision (record() rounds an op's output to it)
+  Array loss = xt::xarray<double>(total / static_cast<double>(data.y.size()));
+  round_to_current_precision(loss);
+  return loss();
+}
+
+double mean_loss(DepthModel& model, const Dataset& data) {
+  return mean_loss(model, data, eval_chunk_examples(data, 1));
 }
 
 // 0.7·ln K sits mid-way between trained runs (final eval loss <= 1.09 with K = 8 in the
@@ -46,8 +85,17 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
   const long steps = static_cast<long>(batches.size());
   TrainLog log;
   const Dataset probe = probe_batch(eval_set ? *eval_set : train_set, c.batch);  // for log.first_step
+  const std::size_t chunk = eval_set ? eval_chunk_examples(*eval_set, c.batch) : 0;
+  // The probe's output before the first update is the step-0 evaluation's first chunk when that chunk
+  // is the probe (the same examples forwarded alike, the same parameters): it is not computed twice.
+  // Not with buffers (BatchNorm's running statistics): step 0's training forward moves them between
+  // the evaluation and the probe.
+  Array eval_first_chunk;
+  const bool probe_is_first_chunk = eval_set && model.named_buffers().empty() &&
+                                    eval_chunks(eval_set->size(), chunk).front().second == probe.size();
   auto evaluate = [&](long step) {
-    if (eval_set && (step % c.eval_every == 0 || step == steps)) log.evals.push_back({step, mean_loss(model, *eval_set)});
+    if (eval_set && (step % c.eval_every == 0 || step == steps))
+      log.evals.push_back({step, mean_loss(model, *eval_set, chunk, step == 0 ? &eval_first_chunk : nullptr)});
   };
 
   for (long step = 0; step < steps; ++step) {
@@ -72,7 +120,10 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
       log.nonfinite_step = step;
       return log;
     }
-    const Array before = step == 0 ? probe_output(model, probe) : Array();
+    Array before;
+    if (step == 0)
+      before = probe_is_first_chunk && eval_first_chunk.dimension() != 0 ? std::move(eval_first_chunk)
+                                                                         : probe_output(model, probe);
     optimizer.step();
     if (step == 0) log.first_step = output_change(before, probe_output(model, probe), lr);
     if (after_update) after_update(step, lr);
@@ -126,7 +177,7 @@ RunResult run_experiment(const RunConfig& c, const std::atomic<bool>* stop, cons
   if (r.log.interrupted) return r;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const bool finite = r.log.nonfinite_step < 0;
-  r.train_loss = finite ? mean_loss(model, task.train) : nan;
+  r.train_loss = finite ? mean_loss(model, task.train, eval_chunk_examples(task.train, c.batch)) : nan;
   r.eval_loss = finite ? r.log.evals.back().loss : nan;
   r.failure = classify(r.log, r.eval_loss, c.classes);
   return r;

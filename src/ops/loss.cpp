@@ -42,37 +42,55 @@ TAPEGRAD_BACKWARD void cross_entropy_backward(const Array& dL, const Tensor& log
   logits.accumulate_grad(g);
 }
 
-Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targets) {
-  if (logits.dim() != 2)
-    throw ShapeError("cross_entropy: expected logits of shape (N, C), got " + logits.label());
+namespace {
+
+// cross_entropy's argument checks: logits (N, C) with N >= 1, N targets in [0, C). `op` names the caller.
+void check_cross_entropy(const char* op, const Tensor& logits, const std::vector<std::int64_t>& targets) {
+  const std::string name(op);
+  if (logits.dim() != 2) throw ShapeError(name + ": expected logits of shape (N, C), got " + logits.label());
   const std::size_t N = logits.shape()[0], C = logits.shape()[1];
   if (targets.size() != N)
-    throw ShapeError("cross_entropy: logits " + logits.label() + " have " + std::to_string(N) + " rows but " +
+    throw ShapeError(name + ": logits " + logits.label() + " have " + std::to_string(N) + " rows but " +
                      std::to_string(targets.size()) + " targets were given");
   if (N == 0)
-    throw ShapeError("cross_entropy: logits " + logits.label() +
-                     " hold an empty batch; the mean of nothing is undefined");
+    throw ShapeError(name + ": logits " + logits.label() + " hold an empty batch; the mean of nothing is undefined");
   for (std::size_t i = 0; i < N; ++i)
     if (targets[i] < 0 || targets[i] >= static_cast<std::int64_t>(C))
-      throw Error("cross_entropy: target " + std::to_string(targets[i]) + " at position " + std::to_string(i) +
+      throw Error(name + ": target " + std::to_string(targets[i]) + " at position " + std::to_string(i) +
                   " is out of range for logits " + logits.label() + " with " + std::to_string(C) +
                   " classes (valid targets: 0 <= t < " + std::to_string(C) + ")");
+}
 
-  // log-probabilities, stably (log_softmax subtracts the row max). Not recorded:
-  // cross_entropy is one tape entry whose backward needs only softmax = exp(logp).
-  Array logp;
-  {
-    no_grad guard;
-    logp = log_softmax(logits, 1).value();
-  }
-  double total = 0.0;
-  for (std::size_t i = 0; i < N; ++i) total -= logp(i, static_cast<std::size_t>(targets[i]));
-  Array loss = xt::xarray<double>(total / static_cast<double>(N));
+// log-probabilities, stably (log_softmax subtracts the row max). Not recorded:
+// cross_entropy is one tape entry whose backward needs only softmax = exp(logp).
+Array log_probabilities(const Tensor& logits) {
+  no_grad guard;
+  return log_softmax(logits, 1).value();
+}
+
+// total − Σ_i logp_i[t_i], row by row in order (the one place the loss is summed).
+double subtract_target_log_probs(const Array& logp, const std::vector<std::int64_t>& targets, double total) {
+  for (std::size_t i = 0; i < targets.size(); ++i) total -= logp(i, static_cast<std::size_t>(targets[i]));
+  return total;
+}
+
+}  // namespace
+
+Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targets) {
+  check_cross_entropy("cross_entropy", logits, targets);
+  Array logp = log_probabilities(logits);
+  const double total = subtract_target_log_probs(logp, targets, 0.0);
+  Array loss = xt::xarray<double>(total / static_cast<double>(targets.size()));
 
   return record("cross_entropy", {logits}, std::move(loss),
                 [targets, logp = std::move(logp)](const Array& dL, const TapeEntry& e) {
                   cross_entropy_backward(dL, e.inputs[0], logp, targets);
                 });
+}
+
+double cross_entropy_sum(const Tensor& logits, const std::vector<std::int64_t>& targets, double total) {
+  check_cross_entropy("cross_entropy_sum", logits, targets);
+  return subtract_target_log_probs(log_probabilities(logits), targets, total);
 }
 
 }  // namespace tapegrad

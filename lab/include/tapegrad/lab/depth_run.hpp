@@ -63,7 +63,25 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
 
 // Mean cross-entropy of the model over a whole dataset (every position of every sequence), without
 // recording, in eval mode (a BatchNorm uses its running statistics), then back to training mode.
-double mean_loss(DepthModel& model, const Dataset& data);
+// The set is forwarded in chunks of `chunk_examples` examples (eval_chunks), its loss summed row by row
+// in order across them (cross_entropy_sum): bitwise the loss of one forward over the whole set
+// (tests/lab/test_lab_eval_chunks.cpp), with each chunk's activations small enough for the caches.
+// Inside a precision_scope the mean is rounded as cross_entropy rounds its value. first_chunk, if
+// given, receives the logits of the first chunk.
+double mean_loss(DepthModel& model, const Dataset& data, std::size_t chunk_examples, Array* first_chunk = nullptr);
+double mean_loss(DepthModel& model, const Dataset& data);  // chunks of eval_chunk_examples(data, 1)
+
+// The examples of one evaluation forward: at least 1024 rows of activations (examples × labels per
+// example), where OpenBLAS's products give every row bitwise the value it has in a product over the
+// whole set (below ~1200 output values it takes its small-matrix kernels, which sum in another order),
+// and at least `at_least` examples (train() passes the batch size, so the first chunk of an evaluation
+// is the output-change probe itself).
+std::size_t eval_chunk_examples(const Dataset& data, std::size_t at_least);
+
+// [begin, end) example ranges of chunk_examples each; a remainder shorter than chunk_examples joins the
+// last chunk (so that no chunk is small), and a set of fewer than 2 · chunk_examples is one chunk
+// (the empty set too: one empty chunk, whose forward says what is wrong).
+std::vector<std::pair<std::size_t, std::size_t>> eval_chunks(std::size_t examples, std::size_t chunk_examples);
 
 double collapse_threshold(std::size_t classes);  // 0.7·ln K
 
