@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tapegrad/lab/depth_run.hpp"
+#include "tapegrad/lab/run_fields.hpp"
 
 namespace tapegrad::lab {
 
@@ -42,7 +43,23 @@ std::string one_run_note(const SweepGrid& g) {
                   std::to_string(g.batches[0]) + ", " + std::to_string(g.steps[0]) + " steps";
   if (g.seeds.size() > 1 || g.widths.size() > 1 || g.batches.size() > 1 || g.steps.size() > 1)
     s += " (the first of the sweep's settings)";
-  return s;
+  return s + listed_settings_note(g);
+}
+
+std::string listed_settings_note(const SweepGrid& g) {
+  std::string s;
+  for (const Field& f : run_fields()) {
+    const std::vector<FieldValue> values = f.grid_values(g);
+    if (f.is_axis() || values.size() < 2) continue;
+    s += (s.empty() ? "" : ", ") + f.key + " " + Field::text(values[0]);
+  }
+  return s.empty() ? "" : "; " + s + " (the first listed: summary.txt has a row for each)";
+}
+
+bool same_settings(const RunConfig& a, const RunConfig& b) {
+  for (const Field& f : run_fields())
+    if (!f.is_axis() && f.get(a) != f.get(b)) return false;
+  return true;
 }
 
 std::string averaged_note(const SweepGrid& g, bool over_steps_and_batches) {
@@ -52,10 +69,11 @@ std::string averaged_note(const SweepGrid& g, bool over_steps_and_batches) {
   if (over_steps_and_batches && g.steps.size() > 1) over.push_back("steps " + comma_list(g.steps));
   if (over_steps_and_batches && g.batches.size() > 1) over.push_back("batches " + comma_list(g.batches));
   if (over.empty())
-    return "one run per point: seed " + std::to_string(g.seeds[0]) + ", d = " + std::to_string(g.widths[0]);
+    return "one run per point: seed " + std::to_string(g.seeds[0]) + ", d = " + std::to_string(g.widths[0]) +
+           listed_settings_note(g);
   std::string s = "each point the mean over ";
   for (std::size_t i = 0; i < over.size(); ++i) s += (i ? " and " : "") + over[i];
-  return s;
+  return s + listed_settings_note(g);
 }
 
 std::pair<int, int> layout(std::size_t panels) {
@@ -73,6 +91,10 @@ RunConfig first_run(const SweepGrid& g) {
   RunConfig c = g.base;
   c.placement = g.placements[0], c.lr = g.lrs[0], c.warmup = g.warmups[0], c.depth = g.depths[0];
   c.d = g.widths[0], c.steps = g.steps[0], c.batch = g.batches[0], c.seed = g.seeds[0];
+  for (const Field& f : run_fields()) {  // a listed setting: its first value (base's is then not a run's)
+    const std::vector<FieldValue> values = f.grid_values(g);
+    if (!f.is_axis() && values.size() > 1) f.set(c, values[0]);
+  }
   return c;
 }
 

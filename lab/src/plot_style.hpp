@@ -40,6 +40,12 @@ void size_figure(Figure& figure, std::size_t panels, int panel_width, int panel_
 
 // The grid's first run: every axis at the first value of its list (a figure then sets the fields it varies).
 RunConfig first_run(const SweepGrid& grid);
+// The figures draw the first value of each setting a sweep lists (--precisions fp64,fp16: fp64), as a
+// mean over such values would mix them (and one NaN run would hide the rest): "; precision fp64 (the first
+// listed: ...)", or "" when none is listed.
+std::string listed_settings_note(const SweepGrid& grid);
+// Whether two runs have the same settings (the fields that are not swept axes).
+bool same_settings(const RunConfig& a, const RunConfig& b);
 
 // The chance level ln K as a labelled dashed line, and the top of a loss panel (1.5 ln K).
 std::string chance_line(const SweepGrid& grid);

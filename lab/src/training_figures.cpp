@@ -46,13 +46,15 @@ Figure curves_figure(const SweepGrid& g, const Table& curves, double lr, long wa
 std::vector<Series> mean_per_depth(const SweepGrid& g, const std::vector<RunConfig>& all, const Table& table,
                                    const std::string& column, double lr, long warmup, double clip_top) {
   std::vector<Series> lines;
+  const RunConfig drawn = first_run(g);  // the listed settings' first values
   const std::size_t col = table.rows.empty() ? 0 : table.column(column);
   for (std::size_t i = 0; i < g.placements.size(); ++i) {
     Series s = placement_series(g.placements[i], i, g.placements.size(), kOctaveOffset);
     for (std::size_t depth : g.depths) {
       double sum = 0, n = 0;
       for (const RunConfig& c : all)
-        if (c.placement == g.placements[i] && c.lr == lr && c.warmup == warmup && c.depth == depth)
+        if (c.placement == g.placements[i] && c.lr == lr && c.warmup == warmup && c.depth == depth &&
+            same_settings(c, drawn))
           for (std::size_t r : rows_of(table, c)) sum += csv_number(table.rows[r][col]), n += 1;
       if (n > 0) s.add(static_cast<double>(depth), sum / n, clip_top);
     }
