@@ -311,6 +311,11 @@ std::vector<Chunk> split_top_level(const std::string& body) {
 
 namespace {
 
+// A redefinable declaration in an inline namespace of its own (cell_wrap.hpp says why).
+std::string in_own_namespace(const std::string& declaration, const std::string& id) {
+  return "inline namespace " + id + " { " + declaration + " }";
+}
+
 // `namespace N { ... }` (also `namespace A::B {`): where its braces are in the chunk's text, or npos if the
 // chunk is no such block (an alias `namespace M = N;`, `inline namespace`, `extern`, ...). Not an anonymous
 // `namespace {`: clang's lookup through its implicit using-directive then finds both definitions.
@@ -339,7 +344,7 @@ std::string wrap_namespace_block(const std::string& text, const std::string& id)
     const std::string piece = inner.substr(c.begin, c.end - c.begin);
     const std::string inner_id = id + "_" + std::to_string(k);
     out += inner.substr(copied, c.begin - copied);
-    if (c.kind == Chunk::declaration && c.redefinable) out += "inline namespace " + inner_id + " { " + piece + " }";
+    if (c.kind == Chunk::declaration && c.redefinable) out += in_own_namespace(piece, inner_id);
     else if (c.kind == Chunk::declaration) out += wrap_namespace_block(piece, inner_id);
     else out += piece;  // no statements at namespace scope: clang says so
     copied = c.end;
@@ -378,7 +383,7 @@ std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
     const std::string id = std::string(kKernelNamePrefix) + std::to_string(serial) + "_" + std::to_string(k);
     std::string& out = pieces.back();
     if (c.kind == Chunk::declaration) {
-      out += c.redefinable ? "inline namespace " + id + " { " + text + " }" : wrap_namespace_block(text, id);
+      out += c.redefinable ? in_own_namespace(text, id) : wrap_namespace_block(text, id);
     } else if (c.kind == Chunk::statement) {
       out += "void " + id + "() { " + text + " ;} int " + id + "_run = (" + id + "(), 0);";
     } else {  // the cell's result: xcpp::detail::result_sink's comma operator shows a value (not void)

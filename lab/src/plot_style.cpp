@@ -48,11 +48,8 @@ std::string one_run_note(const SweepGrid& g) {
 
 std::string listed_settings_note(const SweepGrid& g) {
   std::string s;
-  for (const Field& f : run_fields()) {
-    const std::vector<FieldValue> values = f.grid_values(g);
-    if (f.is_axis() || values.size() < 2) continue;
-    s += (s.empty() ? "" : ", ") + f.key + " " + Field::text(values[0]);
-  }
+  for (const auto& [field, values] : listed_settings(g))
+    s += (s.empty() ? "" : ", ") + field->key + " " + Field::text(values[0]);
   return s.empty() ? "" : "; " + s + " (the first listed: summary.txt has a row for each)";
 }
 
@@ -91,10 +88,7 @@ RunConfig first_run(const SweepGrid& g) {
   RunConfig c = g.base;
   c.placement = g.placements[0], c.lr = g.lrs[0], c.warmup = g.warmups[0], c.depth = g.depths[0];
   c.d = g.widths[0], c.steps = g.steps[0], c.batch = g.batches[0], c.seed = g.seeds[0];
-  for (const Field& f : run_fields()) {  // a listed setting: its first value (base's is then not a run's)
-    const std::vector<FieldValue> values = f.grid_values(g);
-    if (!f.is_axis() && values.size() > 1) f.set(c, values[0]);
-  }
+  for (const auto& [field, values] : listed_settings(g)) field->set(c, values[0]);  // base's is then no run's
   return c;
 }
 

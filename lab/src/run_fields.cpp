@@ -316,6 +316,15 @@ std::vector<const Field*> id_fields_in_order() {
   return out;
 }
 
+std::vector<std::pair<const Field*, std::vector<FieldValue>>> listed_settings(const SweepGrid& g) {
+  std::vector<std::pair<const Field*, std::vector<FieldValue>>> out;
+  for (const Field& f : run_fields()) {
+    std::vector<FieldValue> values = f.grid_values(g);
+    if (!f.is_axis() && values.size() > 1) out.emplace_back(&f, std::move(values));
+  }
+  return out;
+}
+
 bool shown_in_id(const Field& f, const RunConfig& c) {
   switch (f.id_shown) {
     case Field::Shown::always: return true;

@@ -32,14 +32,12 @@ struct Row {
 std::vector<Row> rows_of(const SweepGrid& g) {
   std::vector<Row> rows;
   for (auto p : g.placements) rows.push_back({p, {}, nn::to_string(p)});
-  for (const Field& f : run_fields()) {
-    const std::vector<FieldValue> values = f.grid_values(g);
-    if (f.is_axis() || values.size() < 2) continue;
+  for (const auto& [field, values] : listed_settings(g)) {
     std::vector<Row> wider;
     for (const Row& r : rows)
       for (const FieldValue& v : values) {
         Row w = r;
-        w.settings.emplace_back(&f, v);
+        w.settings.emplace_back(field, v);
         w.label += " " + Field::text(v);
         wider.push_back(w);
       }

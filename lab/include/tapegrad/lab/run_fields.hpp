@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -79,6 +80,10 @@ const Field& run_field(const std::string& key);
 std::vector<const Field*> axes_in_order();
 // The fields in the run id's order (those with an id part).
 std::vector<const Field*> id_fields_in_order();
+
+// The settings a sweep lists several values of (--precisions fp64,fp16), with those values, in the table's
+// order: the summary's rows and the figures' choice of runs.
+std::vector<std::pair<const Field*, std::vector<FieldValue>>> listed_settings(const SweepGrid& grid);
 
 // Whether the run id (and the init seed) mention the field for this run.
 bool shown_in_id(const Field& field, const RunConfig& config);
