@@ -134,18 +134,6 @@ TEST_CASE("evaluation in chunks is bitwise one forward over the whole set", "[la
   }
 }
 
-TEST_CASE("cross_entropy_sum: cross_entropy's sum, chained over chunks", "[lab][eval_chunks]") {
-  Generator gen(3);
-  const Tensor logits(gen.randn({7, 5}));
-  const std::vector<std::int64_t> t{0, 4, 2, 2, 1, 3, 0};
-  const double whole = cross_entropy(logits, t).item();
-  CHECK(cross_entropy_sum(logits, t) / 7.0 == whole);
-  const Tensor top(xt::eval(xt::view(logits.value(), xt::range(0, 3), xt::all())));
-  const Tensor bottom(xt::eval(xt::view(logits.value(), xt::range(3, 7), xt::all())));
-  CHECK(cross_entropy_sum(bottom, {2, 1, 3, 0}, cross_entropy_sum(top, {0, 4, 2})) / 7.0 == whole);
-  CHECK_THROWS_WITH(cross_entropy_sum(top, {0, 4, 9}), Catch::Contains("cross_entropy_sum") && Catch::Contains("out of range"));
-}
-
 // The probe's output before the first update, as train() computed it before evaluations were chunked:
 // after step 0's training forward (which moves BatchNorm's running statistics), before the update.
 double probe_rms_after_first_forward(const RunConfig& c, const TaskData& task, const Dataset& probe) {

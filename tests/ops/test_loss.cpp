@@ -1,5 +1,7 @@
 // mse_loss and cross_entropy: gradchecks, hand examples, stability, the fused
 // cross_entropy against log_softmax composed by hand, errors.
+#include <xtensor/xview.hpp>
+
 #include "ops/op_common.hpp"
 
 using namespace tapegrad;
@@ -76,6 +78,23 @@ TEST_CASE("cross_entropy: fused op matches -mean(log_softmax · onehot)", "[ops]
   REQUIRE_SAME_OP([targets](const Tensors& in) { return cross_entropy(in[0], targets); },
                   [h](const Tensors& in) { return -mean(sum(log_softmax(in[0], 1) * h, {1})); },
                   Tensors{param({3, 4}, 80)});
+}
+
+TEST_CASE("cross_entropy_sum: cross_entropy's sum, chained over chunks", "[ops][cross_entropy]") {
+  // (the lab's chunked evaluations rest on it: tests/lab/test_lab_eval_chunks.cpp)
+  Generator gen(3);
+  const Tensor logits(gen.randn({7, 5}), true, "logits");  // requires grad: an op on it would be recorded
+  const std::vector<std::int64_t> t{0, 4, 2, 2, 1, 3, 0};
+  const double whole = cross_entropy(logits, t).item();
+  CHECK(cross_entropy_sum(logits, t) / 7.0 == whole);  // bitwise
+  const Tensor top(xt::eval(xt::view(logits.value(), xt::range(0, 3), xt::all())), true, "top");
+  const Tensor bottom(xt::eval(xt::view(logits.value(), xt::range(3, 7), xt::all())));
+  CHECK(cross_entropy_sum(bottom, {2, 1, 3, 0}, cross_entropy_sum(top, {0, 4, 2})) / 7.0 == whole);
+  tape().clear();
+  cross_entropy_sum(top, {0, 4, 2});
+  CHECK(tape().empty());  // a plain number: nothing recorded
+  CHECK_THROWS_WITH(cross_entropy_sum(top, {0, 4, 9}), Catch::Contains("cross_entropy_sum") && Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(cross_entropy_sum(top, {0, 4}), Catch::StartsWith("cross_entropy_sum:") && Catch::Contains("2 targets"));
 }
 
 TEST_CASE("cross_entropy: bad targets and logits are refused", "[ops][cross_entropy][errors]") {
