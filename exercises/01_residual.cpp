@@ -18,7 +18,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::Array residual_forward(const tapegrad::Array& x, const tapegrad::Array& w) {
   throw tapegrad::exercise::NotImplemented("residual_forward");

@@ -14,7 +14,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {
   throw tapegrad::exercise::NotImplemented("rms_norm_forward");

@@ -16,7 +16,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::Array ffn_forward(const tapegrad::Array& x, const tapegrad::Array& w1, const tapegrad::Array& b1,
                             const tapegrad::Array& w2, const tapegrad::Array& b2, const std::string& activation) {

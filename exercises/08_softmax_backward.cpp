@@ -11,7 +11,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::Array softmax_backward(const tapegrad::Array& dy, const tapegrad::Array& y) {
   throw tapegrad::exercise::NotImplemented("softmax_backward");

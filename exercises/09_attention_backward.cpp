@@ -12,7 +12,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::exercise::AttentionGrads attention_backward(const tapegrad::Array& dy, const tapegrad::Array& q,
                                                       const tapegrad::Array& k, const tapegrad::Array& v) {

@@ -88,7 +88,7 @@ def notebook(group):
              code('#pragma cling add_include_path("../include")\n#pragma cling add_library_path("../build")\n'
                   '#pragma cling load("libopenblas")\n#pragma cling load("libtapegrad")'),
              code("#include <cmath>\n#include <iostream>\n#include <string>\n#include <vector>\n\n"
-                  "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/debug/exercise.hpp>\n\n"
+                  "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/exercise.hpp>\n\n"
                   "namespace ex = tapegrad::exercise;"),
              markdown('The report\'s language: `"en"` or `"zh"` (中文). 报告的语言：`"en"` 或 `"zh"`。'),
              code('std::string lang = "en";  // "zh": 中文报告', ["parameters"])]

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // x (..., D), w (D, D): y = x + x Wᵀ.
 tapegrad::Array residual_forward(const tapegrad::Array& x, const tapegrad::Array& w) {

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // S = q kᵀ/√D, P = softmax(S) per row, y = P v.
 // dv = Pᵀ dy; dP = dy vᵀ; dS = P ⊙ (dP − rowsum(dP ⊙ P)); dq = dS k/√D; dk = dSᵀ q/√D.

@@ -39,7 +39,7 @@ expect "a segfault is reported" 1 '^result: fail diagnosis=crashed$' 'crashed wi
   "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_segfault.cpp"
 expect "an endless loop is stopped" 1 '^result: fail diagnosis=timeout$' 'did not finish within 1 s' -- \
   env TAPEGRAD_EXERCISE_TIMEOUT=1 "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_endless_loop.cpp"
-printf '// exercise: layer_norm_forward\n#include "tapegrad/debug/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' \
+printf '// exercise: layer_norm_forward\n#include "tapegrad/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' \
   > "$scratch/broken.cpp"
 expect "a compile error is reported" 1 '^result: fail diagnosis=compile_error$' 'does not compile' -- \
   "$ex" check "$scratch/broken.cpp"

@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // A learner's file, graded: which exercise, the diagnosis it must get, and the check call.
 struct Planted {

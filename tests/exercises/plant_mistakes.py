@@ -60,7 +60,7 @@ BN_VAR = ("for (std::size_t r = 0; r < M; ++r) var += (x.data()[r * C + c] - mea
 LN_FORWARD_OVER_ROWS = '''#include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
                                    const tapegrad::Array& beta, double eps) {
@@ -83,7 +83,7 @@ SOFTMAX_OVER_COLUMNS = '''#include <cmath>
 #include <string>
 #include <vector>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::Array softmax_backward(const tapegrad::Array& dy, const tapegrad::Array& y) {
   const std::size_t N = y.shape().back(), rows = y.size() / N;
@@ -101,7 +101,7 @@ RMS_AS_LAYER_NORM = '''#include <cmath>
 #include <string>
 #include <vector>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // "RMSNorm" written as LayerNorm without beta: the mean is subtracted.
 tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {
@@ -148,7 +148,7 @@ def bn_over_rows():
     """BatchNorm with LayerNorm's axis: the learner's LayerNorm renamed."""
     fwd = rename(solution("layer_norm_forward"), "layer_norm_forward", "batch_norm_forward")
     bwd = rename(solution("layer_norm_backward"), "layer_norm_backward", "batch_norm_backward")
-    return fwd + "\n" + bwd.split('#include "tapegrad/debug/exercise.hpp"\n', 1)[1]
+    return fwd + "\n" + bwd.split('#include "tapegrad/exercise.hpp"\n', 1)[1]
 
 
 def ln_backward_over_columns():

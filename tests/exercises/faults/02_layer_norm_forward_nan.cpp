@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
                                    const tapegrad::Array& beta, double eps) {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // y = γ (x − μ) / sqrt(σ² + ε) + β over the last axis; σ² = mean((x − μ)²), two passes.
 tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // g = γ·dy; dx = (g − mean(g) − x̂·mean(g·x̂)) / σ; dγ = Σ_rows dy·x̂; dβ = Σ_rows dy.
 tapegrad::exercise::NormGrads layer_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // The same formula as LayerNorm's, with the means over the rows: dx = (g − mean(g) − x̂·mean(g·x̂)) / σ.
 tapegrad::exercise::NormGrads layer_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // y = γ x / rms, rms = sqrt(mean(x²) + ε): no mean subtracted, no β.
 tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // "RMSNorm" written as LayerNorm without beta: the mean is subtracted.
 tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // Per feature c (the last axis): μ_c, σ²_c over every row (all other axes), biased.
 tapegrad::Array batch_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,

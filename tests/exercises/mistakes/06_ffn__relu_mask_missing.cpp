@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // act(h) and act'(h): ReLU, or the exact GELU h·Φ(h).
 static double activate(double h, const std::string& activation) {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 #include "../../../exercises/solutions/02_layer_norm_forward_solution.cpp"
 #include "../../../exercises/solutions/03_layer_norm_backward_solution.cpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // Over the last axis: dx = y ⊙ (dy − Σ_j dy_j y_j).
 tapegrad::Array softmax_backward(const tapegrad::Array& dy, const tapegrad::Array& y) {

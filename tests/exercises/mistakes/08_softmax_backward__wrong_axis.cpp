@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 tapegrad::Array softmax_backward(const tapegrad::Array& dy, const tapegrad::Array& y) {
   const std::size_t N = y.shape().back(), rows = y.size() / N;

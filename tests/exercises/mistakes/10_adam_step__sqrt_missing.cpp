@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/debug/exercise.hpp"
+#include "tapegrad/exercise.hpp"
 
 // t = step + 1; m = β1 m + (1 − β1) g; v = β2 v + (1 − β2) g²;
 // p −= lr · (m / (1 − β1^t)) / (sqrt(v / (1 − β2^t)) + ε).

@@ -21,7 +21,7 @@
 #include <iostream>
 #include <streambuf>
 
-#include "exercise_grader.hpp"
+#include "grader.hpp"
 
 namespace tapegrad::exercise::detail {
 

@@ -4,7 +4,7 @@
 // (the residual dropped, added to the normalized input, Post and Pre swapped), so it is written as
 // that wiring of the library's ops, and its gradients are the wrong graph's.
 
-#include "exercise_grader.hpp"
+#include "grader.hpp"
 #include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/linear.hpp"
 #include "tapegrad/ops/normalization.hpp"

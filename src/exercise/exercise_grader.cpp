@@ -10,7 +10,7 @@
 #include <map>
 #include <sstream>
 
-#include "exercise_grader.hpp"
+#include "grader.hpp"
 #include "tapegrad/autograd/random.hpp"
 #include "tapegrad/debug/display.hpp"  // escape_html
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "exercise_grader.hpp"
+#include "grader.hpp"
 #include "tapegrad/ops/normalization.hpp"
 
 namespace tapegrad::exercise::detail {

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "exercise_grader.hpp"
+#include "grader.hpp"
 #include "tapegrad/optim/adam.hpp"
 
 namespace tapegrad::exercise::detail {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "exercise_grader.hpp"
+#include "grader.hpp"
 #include "tapegrad/ops/attention.hpp"
 #include "tapegrad/ops/softmax.hpp"
 

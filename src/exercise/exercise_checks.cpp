@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "exercise_grader.hpp"
+#include "grader.hpp"
 #include "tapegrad/ops/softmax.hpp"
 
 namespace tapegrad::exercise {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "exercise_grader.hpp"
+#include "grader.hpp"
 #include "tapegrad/ops/feed_forward.hpp"
 
 namespace tapegrad::exercise::detail {
