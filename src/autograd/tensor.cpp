@@ -20,6 +20,15 @@ std::string shape_str(const Shape& shape) {
   return out.str();
 }
 
+std::string index_str(const Shape& shape, std::size_t flat) {
+  Shape idx(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return shape_str(idx);
+}
+
 // xtensor computes strides as signed products of the dimensions (without checking), and an
 // array's bytes must be addressable: the product of the non-zero dimensions must stay within
 // PTRDIFF_MAX / sizeof(double), even when a 0 elsewhere makes the element count 0.

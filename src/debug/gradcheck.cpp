@@ -15,15 +15,6 @@ namespace tapegrad {
 
 namespace {
 
-std::string index_str(const Shape& shape, std::size_t flat) {
-  Shape idx(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    idx[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return shape_str(idx);
-}
-
 // L = Σ w ⊙ y, evaluated on plain arrays (no tape).
 double projected(const Array& y, const Array& w) { return xt::sum(y * w)(); }
 

@@ -36,4 +36,8 @@ std::string shape_str(const S& shape) {
   return shape_str(Shape(shape.begin(), shape.end()));
 }
 
+// "(1, 2)": the index of element `flat` (row-major) of an array of this shape, as shape_str writes it;
+// "()" for a scalar. How gradcheck and the exercises' grader name the worst element.
+std::string index_str(const Shape& shape, std::size_t flat);
+
 }  // namespace tapegrad

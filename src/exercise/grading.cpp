@@ -1,18 +1,16 @@
-// The grader: runs an exercise's cases on the learner's functions (in a child process each), compares
+// Grading: runs an exercise's cases on the learner's functions (in a child process each), compares
 // every output with the library's reference, the backward with finite differences of the learner's
-// own forward, and names the mistake from the catalogue. Also the report's text and HTML.
+// own forward, and names the mistake from the catalogue. The report's text is grader_report.cpp, the
+// command-line driver grader_driver.cpp.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
-#include <map>
 #include <sstream>
 
 #include "grader.hpp"
 #include "tapegrad/autograd/random.hpp"
-#include "tapegrad/debug/display.hpp"  // escape_html
 
 namespace tapegrad::exercise {
 
@@ -70,16 +68,6 @@ constexpr Tolerance kGrade{1e-7, 1e-6};
 constexpr Tolerance kMatch{1e-6, 1e-4};
 // Against central differences (h = 1e-6): the guide's tolerances for a gradient check in double.
 constexpr Tolerance kFiniteDiff{1e-5, 1e-3};
-
-std::string index_str(const Shape& shape, std::size_t flat) {
-  if (shape.empty()) return "()";
-  Shape idx(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    idx[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return shape_str(idx);
-}
 
 std::string num(double v) {
   char buf[32];
@@ -364,148 +352,5 @@ Report grade(const Spec& spec, const Options& options) {
 }
 
 }  // namespace detail
-
-// ---- the report ----
-std::size_t Report::failed_count() const {
-  return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const CheckRow& r) { return !r.passed; }));
-}
-
-std::string Report::result_line() const {
-  return passed ? "result: pass" : "result: fail diagnosis=" + (diagnosis.empty() ? std::string("unknown") : diagnosis);
-}
-
-namespace {
-// Width in columns: a CJK character (3 UTF-8 bytes) takes two, other characters one.
-std::size_t columns(const std::string& s) {
-  std::size_t cols = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    const unsigned char ch = static_cast<unsigned char>(s[i]);
-    const std::size_t len = ch < 0x80 ? 1 : ch < 0xE0 ? 2 : ch < 0xF0 ? 3 : 4;
-    cols += len == 3 && ch >= 0xE3 ? 2 : 1;
-    i += len;
-  }
-  return cols;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-  const std::size_t cols = columns(s);
-  return cols >= width ? s : s + std::string(width - cols, ' ');
-}
-
-}  // namespace
-
-std::string Report::to_string() const {
-  const bool zh = lang == "zh";
-  std::ostringstream out;
-  const std::size_t failed = failed_count();
-  if (zh)
-    out << "练习 " << exercise << "：" << rows.size() << " 项检查，" << rows.size() - failed << " 项通过\n";
-  else
-    out << "exercise " << exercise << ": " << rows.size() - failed << " of " << rows.size() << " checks passed\n";
-  std::size_t case_width = 0, out_width = 0;
-  for (const CheckRow& r : rows)
-    case_width = std::max(case_width, columns(r.case_name)), out_width = std::max(out_width, columns(r.output));
-  case_width = std::min<std::size_t>(case_width, 56);
-  out_width = std::min<std::size_t>(out_width, 16);
-  for (const CheckRow& r : rows)
-    out << "  " << (r.passed ? (zh ? "通过  " : "ok    ") : (zh ? "失败  " : "FAIL  ")) << pad(r.case_name, case_width)
-        << "  " << pad(r.output, out_width) << "  " << r.detail << "\n";
-  if (!printed.empty()) {
-    out << (zh ? "你的代码打印了：\n" : "your code printed:\n");
-    std::istringstream lines(printed);
-    std::string line;
-    while (std::getline(lines, line)) out << "  | " << line << "\n";
-  }
-  if (!passed) {
-    if (first_failing_case >= 0)
-      out << (zh ? "第一个失败的用例：" : "first failing case: ") << first_failing_case << " (" << first_failing_function
-          << (zh ? "；--gdb 会停在这里）\n" : "; --gdb stops there)\n");
-    out << (zh ? "诊断：" : "diagnosis: ") << diagnosis << "\n";
-    if (!hint.empty()) {  // wrapped at spaces, ~100 columns (a Chinese hint has few spaces: it stays long)
-      std::istringstream words(hint);
-      std::string word, line;
-      while (words >> word) {
-        if (!line.empty() && columns(line) + 1 + columns(word) > 98) out << "  " << line << "\n", line.clear();
-        line += (line.empty() ? "" : " ") + word;
-      }
-      if (!line.empty()) out << "  " << line << "\n";
-    }
-  }
-  out << result_line() << "\n";
-  return out.str();
-}
-
-std::string Report::to_html() const {
-  const bool zh = lang == "zh";
-  std::ostringstream out;
-  const std::size_t failed = failed_count();
-  out << "<div class=\"tapegrad-exercise\"><p><b>" << (zh ? "练习 " : "exercise ") << escape_html(exercise) << "</b>: "
-      << rows.size() - failed << (zh ? " / " : " of ") << rows.size() << (zh ? " 项检查通过" : " checks passed") << "</p>";
-  out << "<table style=\"border-collapse:collapse;font-family:monospace\">";
-  out << "<tr><th></th><th style=\"text-align:left\">" << (zh ? "用例" : "case") << "</th><th style=\"text-align:left\">"
-      << (zh ? "输出" : "output") << "</th><th style=\"text-align:left\">" << (zh ? "详情" : "detail") << "</th></tr>";
-  for (const CheckRow& r : rows)
-    out << "<tr style=\"background:" << (r.passed ? "#e6f4ea" : "#fce8e6") << "\"><td style=\"padding:0 6px;color:"
-        << (r.passed ? "#137333\">&#10003;" : "#c5221f\">&#10007;") << "</td><td style=\"padding:0 6px\">"
-        << escape_html(r.case_name) << "</td><td style=\"padding:0 6px\">" << escape_html(r.output)
-        << "</td><td style=\"padding:0 6px\">" << escape_html(r.detail) << "</td></tr>";
-  out << "</table>";
-  if (!printed.empty())
-    out << "<p>" << (zh ? "你的代码打印了：" : "your code printed:") << "</p><pre>" << escape_html(printed) << "</pre>";
-  if (!passed)
-    out << "<p style=\"background:#fef7e0;padding:4px\"><b>" << (zh ? "诊断：" : "diagnosis: ") << "<code>"
-        << escape_html(diagnosis) << "</code></b><br>" << escape_html(hint) << "</p>";
-  out << "<p><code>" << escape_html(result_line()) << "</code></p></div>";
-  return out.str();
-}
-
-std::ostream& operator<<(std::ostream& out, const Report& report) { return out << report.to_string(); }
-
-Report combine(const std::string& exercise, const std::vector<Report>& reports) {
-  // Case indices stay each report's own: `--case N` runs case N of every one (gdb stops in the first
-  // of the learner's functions it reaches).
-  Report all;
-  all.exercise = exercise;
-  all.passed = !reports.empty();
-  for (const Report& r : reports) {
-    all.lang = r.lang;
-    for (CheckRow row : r.rows) {
-      row.case_name = r.exercise + " " + row.case_name;
-      all.rows.push_back(row);
-    }
-    if (!r.passed && all.passed) {
-      all.passed = false;
-      all.diagnosis = r.diagnosis;
-      all.hint = r.hint;
-      all.first_failing_case = r.first_failing_case;
-      all.first_failing_function = r.first_failing_function;
-    }
-    if (all.printed.empty()) all.printed = r.printed;
-  }
-  return all;
-}
-
-int main_with(int argc, char** argv, const std::function<Report(const Options&)>& check) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--lang" && i + 1 < argc) options.lang = argv[++i];
-    else if (a == "--case" && i + 1 < argc) options.only_case = std::atoi(argv[++i]);
-    else if (a == "--in-process") options.isolate = false;
-    else if (a == "--timeout" && i + 1 < argc) options.timeout_seconds = std::atof(argv[++i]);
-    else {
-      std::cerr << "usage: " << argv[0] << " [--lang en|zh] [--case N] [--in-process] [--timeout SECONDS]\n";
-      return 2;
-    }
-  }
-  try {
-    const Report report = check(options);
-    std::cout << report.to_string() << std::flush;
-    return report.passed ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::cout << "the grader failed: " << e.what() << "\nresult: fail diagnosis=grader_error" << std::endl;
-    return 1;
-  }
-}
 
 }  // namespace tapegrad::exercise

@@ -1,0 +1,133 @@
+// The grader's report: its text (what scripts/exercise.sh prints, last line `result: ...`), its HTML
+// table (a notebook's display), and several reports as one (the blocks exercise).
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "grader.hpp"
+#include "tapegrad/debug/display.hpp"  // escape_html
+
+namespace tapegrad::exercise {
+
+// ---- the report ----
+std::size_t Report::failed_count() const {
+  return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const CheckRow& r) { return !r.passed; }));
+}
+
+std::string Report::result_line() const {
+  return passed ? "result: pass" : "result: fail diagnosis=" + (diagnosis.empty() ? std::string("unknown") : diagnosis);
+}
+
+namespace {
+// Width in columns: a CJK character (3 UTF-8 bytes) takes two, other characters one.
+std::size_t columns(const std::string& s) {
+  std::size_t cols = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char ch = static_cast<unsigned char>(s[i]);
+    const std::size_t len = ch < 0x80 ? 1 : ch < 0xE0 ? 2 : ch < 0xF0 ? 3 : 4;
+    cols += len == 3 && ch >= 0xE3 ? 2 : 1;
+    i += len;
+  }
+  return cols;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  const std::size_t cols = columns(s);
+  return cols >= width ? s : s + std::string(width - cols, ' ');
+}
+
+}  // namespace
+
+std::string Report::to_string() const {
+  const bool zh = lang == "zh";
+  std::ostringstream out;
+  const std::size_t failed = failed_count();
+  if (zh)
+    out << "练习 " << exercise << "：" << rows.size() << " 项检查，" << rows.size() - failed << " 项通过\n";
+  else
+    out << "exercise " << exercise << ": " << rows.size() - failed << " of " << rows.size() << " checks passed\n";
+  std::size_t case_width = 0, out_width = 0;
+  for (const CheckRow& r : rows)
+    case_width = std::max(case_width, columns(r.case_name)), out_width = std::max(out_width, columns(r.output));
+  case_width = std::min<std::size_t>(case_width, 56);
+  out_width = std::min<std::size_t>(out_width, 16);
+  for (const CheckRow& r : rows)
+    out << "  " << (r.passed ? (zh ? "通过  " : "ok    ") : (zh ? "失败  " : "FAIL  ")) << pad(r.case_name, case_width)
+        << "  " << pad(r.output, out_width) << "  " << r.detail << "\n";
+  if (!printed.empty()) {
+    out << (zh ? "你的代码打印了：\n" : "your code printed:\n");
+    std::istringstream lines(printed);
+    std::string line;
+    while (std::getline(lines, line)) out << "  | " << line << "\n";
+  }
+  if (!passed) {
+    if (first_failing_case >= 0)
+      out << (zh ? "第一个失败的用例：" : "first failing case: ") << first_failing_case << " (" << first_failing_function
+          << (zh ? "；--gdb 会停在这里）\n" : "; --gdb stops there)\n");
+    out << (zh ? "诊断：" : "diagnosis: ") << diagnosis << "\n";
+    if (!hint.empty()) {  // wrapped at spaces, ~100 columns (a Chinese hint has few spaces: it stays long)
+      std::istringstream words(hint);
+      std::string word, line;
+      while (words >> word) {
+        if (!line.empty() && columns(line) + 1 + columns(word) > 98) out << "  " << line << "\n", line.clear();
+        line += (line.empty() ? "" : " ") + word;
+      }
+      if (!line.empty()) out << "  " << line << "\n";
+    }
+  }
+  out << result_line() << "\n";
+  return out.str();
+}
+
+std::string Report::to_html() const {
+  const bool zh = lang == "zh";
+  std::ostringstream out;
+  const std::size_t failed = failed_count();
+  out << "<div class=\"tapegrad-exercise\"><p><b>" << (zh ? "练习 " : "exercise ") << escape_html(exercise) << "</b>: "
+      << rows.size() - failed << (zh ? " / " : " of ") << rows.size() << (zh ? " 项检查通过" : " checks passed") << "</p>";
+  out << "<table style=\"border-collapse:collapse;font-family:monospace\">";
+  out << "<tr><th></th><th style=\"text-align:left\">" << (zh ? "用例" : "case") << "</th><th style=\"text-align:left\">"
+      << (zh ? "输出" : "output") << "</th><th style=\"text-align:left\">" << (zh ? "详情" : "detail") << "</th></tr>";
+  for (const CheckRow& r : rows)
+    out << "<tr style=\"background:" << (r.passed ? "#e6f4ea" : "#fce8e6") << "\"><td style=\"padding:0 6px;color:"
+        << (r.passed ? "#137333\">&#10003;" : "#c5221f\">&#10007;") << "</td><td style=\"padding:0 6px\">"
+        << escape_html(r.case_name) << "</td><td style=\"padding:0 6px\">" << escape_html(r.output)
+        << "</td><td style=\"padding:0 6px\">" << escape_html(r.detail) << "</td></tr>";
+  out << "</table>";
+  if (!printed.empty())
+    out << "<p>" << (zh ? "你的代码打印了：" : "your code printed:") << "</p><pre>" << escape_html(printed) << "</pre>";
+  if (!passed)
+    out << "<p style=\"background:#fef7e0;padding:4px\"><b>" << (zh ? "诊断：" : "diagnosis: ") << "<code>"
+        << escape_html(diagnosis) << "</code></b><br>" << escape_html(hint) << "</p>";
+  out << "<p><code>" << escape_html(result_line()) << "</code></p></div>";
+  return out.str();
+}
+
+std::ostream& operator<<(std::ostream& out, const Report& report) { return out << report.to_string(); }
+
+Report combine(const std::string& exercise, const std::vector<Report>& reports) {
+  // Case indices stay each report's own: `--case N` runs case N of every one (gdb stops in the first
+  // of the learner's functions it reaches).
+  Report all;
+  all.exercise = exercise;
+  all.passed = !reports.empty();
+  for (const Report& r : reports) {
+    all.lang = r.lang;
+    for (CheckRow row : r.rows) {
+      row.case_name = r.exercise + " " + row.case_name;
+      all.rows.push_back(row);
+    }
+    if (!r.passed && all.passed) {
+      all.passed = false;
+      all.diagnosis = r.diagnosis;
+      all.hint = r.hint;
+      all.first_failing_case = r.first_failing_case;
+      all.first_failing_function = r.first_failing_function;
+    }
+    if (all.printed.empty()) all.printed = r.printed;
+  }
+  return all;
+}
+
+}  // namespace tapegrad::exercise
