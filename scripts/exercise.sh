@@ -138,7 +138,8 @@ check() {
     local batch=()
     [[ "${TAPEGRAD_EXERCISE_GDB_BATCH:-}" == 1 ]] && batch=(-batch -ex bt)
     # shellcheck disable=SC2068
-    exec gdb -q "${breaks[@]}" -ex run ${batch[@]+"${batch[@]}"} --args "$prog" --case "$case_index" --in-process "${lang_args[@]}"
+    # The printers ride in libtapegrad.so (.debug_gdb_scripts): gdb runs them only from a safe path.
+    exec gdb -q -iex "add-auto-load-safe-path $root" -iex "add-auto-load-safe-path $build" "${breaks[@]}" -ex run ${batch[@]+"${batch[@]}"} --args "$prog" --case "$case_index" --in-process "${lang_args[@]}"
   fi
   OPENBLAS_NUM_THREADS=1 timeout 900 "$prog" "${lang_args[@]}"
   rc=$?
@@ -151,7 +152,7 @@ check() {
 }
 
 list() {
-  local lang="" f exercise out title
+  local lang="" f exercise out title files=() results=() titles=()
   [[ "${1:-}" == --lang ]] && lang="$2"
   [[ -z "$lang" ]] && lang="${TAPEGRAD_LANG:-en}"
   for f in "$root"/exercises/[0-9][0-9]_*.cpp; do
@@ -162,8 +163,15 @@ list() {
       title=$(sed -n 's#^// Exercise *\(.*\)#\1#p' "$f" | head -1)
     fi
     out=$("$0" check "$f" 2>&1 | tail -1)
-    printf '  %-32s %-40s %s\n' "exercises/$(basename "$f")" "${out#result: }" "$title"
+    files+=("exercises/$(basename "$f")") results+=("${out#result: }") titles+=("$title")
   done
+  # Columns as wide as their widest entry (a fixed width let the longer file names push the rest right).
+  local i wf=0 wr=0
+  for i in "${!files[@]}"; do
+    ((${#files[i]} > wf)) && wf=${#files[i]}
+    ((${#results[i]} > wr)) && wr=${#results[i]}
+  done
+  for i in "${!files[@]}"; do printf '  %-*s  %-*s  %s\n' "$wf" "${files[i]}" "$wr" "${results[i]}" "${titles[i]}"; done
 }
 
 case "${1:-}" in

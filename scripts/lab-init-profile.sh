@@ -5,7 +5,7 @@
 #   - the last/first block ratio of ||dL/dW|| of the output projection (Xiong et al. 2020, Fig. 3),
 #   - the last block's ||dL/dW|| (Thm. 1: Post-Norm's does not shrink with L, Pre-Norm's ~ 1/sqrt(L)),
 #   - the output change after the first Adam step (Liu et al. 2020's amplification).
-# Usage: scripts/lab-init-profile.sh [OUT]   (default OUT: results/init-profile); about 25 s on 2 cores.
+# Usage: scripts/lab-init-profile.sh [OUT]   (default OUT: results/init-profile); its time: docs/performance.md.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-results/init-profile}"

@@ -6,7 +6,7 @@
 #   - E||x_l||^2 per block against Lemma 2's bounds, and the fraction of blocks inside them,
 #   - the first step's output change against depth, fitted by a + b*N and a + b*ln N, with R^2 (Liu et al. 2020),
 #   - ||dF|| over the first 100 updates (DeepNet 2022).
-# Usage: scripts/lab-papers.sh [OUT]   (default OUT: results/papers); about 2 CPU-minutes.
+# Usage: scripts/lab-papers.sh [OUT]   (default OUT: results/papers); its time: docs/performance.md.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-results/papers}"

@@ -7,7 +7,7 @@
 #                and pre, depths 2-24, lr 1e-3 without warmup: 56 runs
 # in fp64, fp32, bf16, bf16-mixed, fp16, fp16-mixed (float32 master weights, dynamic loss scale) and
 # fp16-mixed-noscale (master weights without the loss scale).
-# Usage: scripts/lab-precision.sh [OUT]   (default OUT: results/precision); about 3 CPU-minutes.
+# Usage: scripts/lab-precision.sh [OUT]   (default OUT: results/precision); its time: docs/performance.md.
 # TAPEGRAD_BUILD_DIR: the build whose tapegrad-depth runs (default build/).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -30,6 +30,10 @@ if [ ! -f "$build/share/jupyter/kernels/xcpp17/kernel.json" ]; then
   exit 1
 fi
 export JUPYTER_PATH="$build/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
+# Jupyter's own files (the server's and kernels' connection files) in the build too, not in ~/.local/share/jupyter
+# (and its notebook-trust database, which goes into the data folder: the kernelspecs come from JUPYTER_PATH).
+export JUPYTER_RUNTIME_DIR="${JUPYTER_RUNTIME_DIR:-$build/jupyter/runtime}"
+export JUPYTER_DATA_DIR="${JUPYTER_DATA_DIR:-$build/jupyter/data}"
 # Debian's Python has the Jupyter packages (a python3 earlier on PATH may not).
 python=/usr/bin/python3
 root_flag=()

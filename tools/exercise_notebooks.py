@@ -115,7 +115,15 @@ def text_of(nb):
 
 
 def main():
-    check = "--check" in sys.argv[1:]
+    args = sys.argv[1:]
+    if any(a in ("-h", "--help") for a in args):
+        print(__doc__.strip())
+        return 0
+    unknown = [a for a in args if a != "--check"]
+    if unknown:
+        print("exercise_notebooks.py: unknown argument %s (see --help)" % unknown[0], file=sys.stderr)
+        return 2
+    check = "--check" in args
     stale = []
     for group in GROUPS:
         path = os.path.join(ROOT, "notebooks", group + ".ipynb")

@@ -13,6 +13,9 @@ Prints four tables:
                       1 + 3l/2);
   output change       the first step's against depth N, least-squares fits a + b*N and a + b*ln N with R^2;
   ||dF||              the output change of update t: t = 1, the mean of t = 1..10 and of t = 51..100.
+Runs that differ in a setting other than the seed (two learning rates, warmups or widths) are never pooled:
+the tables are printed once per combination of the settings that vary, each headed by it. A fit against
+depth needs two depths; with one, the output-change table says so instead of fitting.
 """
 import collections
 import csv
@@ -45,9 +48,63 @@ def fit(xs, ys):
     return a, b, 1 - ss_res / ss_tot if ss_tot > 0 else float("nan")
 
 
+# The columns a table is laid out by; the settings are the other columns that every file has (d, lr, warmup, ...),
+# the measurements those of one file only.
+KEYS = {"run", "placement", "depth", "seed"}
+FILES = ["expected_grads.csv", "hidden_norms.csv", "update_sizes.csv", "output_change.csv"]
+
+
+def groups(folder):
+    """The settings that vary between the runs ("lr", "warmup", ...), and each run's values of them: {run: (values)}.
+    Refuses runs that the columns cannot tell apart (a setting with no column), rather than pooling them."""
+    columns = None
+    for name in FILES:
+        with open(os.path.join(folder, name)) as f:
+            header = set(next(csv.reader(f), []))
+        columns = header if columns is None else columns & header
+    settings, values = {}, collections.defaultdict(set)
+    for name in FILES:
+        for r in rows(folder, name):
+            settings[r["run"]] = {k: v for k, v in r.items() if k in columns - KEYS}
+            for k, v in settings[r["run"]].items():
+                values[k].add(v)
+    varying = [k for k in sorted(values) if len(values[k]) > 1]
+    of_run, seen = {}, {}
+    for name in FILES:
+        for r in rows(folder, name):
+            of_run[r["run"]] = tuple(settings[r["run"]][k] for k in varying)
+            key = (of_run[r["run"]], r["placement"], r["depth"], r["seed"])
+            if seen.setdefault(key, r["run"]) != r["run"]:
+                sys.exit("paper_diagnostics.py: runs %s and %s differ in a setting that the CSVs have no column for; "
+                         "run --diagnose on each into its own folder" % (seen[key], r["run"]))
+    return varying, of_run
+
+
+def number_first(text):
+    """A sort key: numbers by value (1e-3 before 3e-3 before 0.01), before words."""
+    try:
+        return (0, float(text), "")
+    except ValueError:
+        return (1, 0.0, text)
+
+
 def main(folder):
+    varying, of_run = groups(folder)
+    for group in sorted(set(of_run.values()), key=lambda g: [number_first(v) for v in g]):
+        if varying:
+            print("== %s" % ", ".join("%s %s" % (k, v) for k, v in zip(varying, group)))
+        tables(folder, {run for run, g in of_run.items() if g == group})
+        if varying:
+            print()
+
+
+def tables(folder, runs):
+    """The four tables of the runs `runs` (those of one combination of the varying settings)."""
+    def rows_of(name):
+        return [r for r in rows(folder, name) if r["run"] in runs]
+
     grads = collections.defaultdict(dict)  # (placement, L, seed, sublayer) -> {block: (expected, first batch)}
-    for r in rows(folder, "expected_grads.csv"):
+    for r in rows_of("expected_grads.csv"):
         grads[(r["placement"], int(r["depth"]), r["seed"], short(r["sublayer"]))][int(r["block"])] = (
             float(r["expected_grad_norm"]), float(r["first_batch_grad_norm"]))
     placements = sorted({k[0] for k in grads}, key=ORDER.index)
@@ -71,7 +128,7 @@ def main(folder):
                                                                            batch_ratio))
 
     hidden = collections.defaultdict(dict)  # (placement, L, seed) -> {layer: (compared / d, lower / d, upper / d)}
-    for r in rows(folder, "hidden_norms.csv"):
+    for r in rows_of("hidden_norms.csv"):
         d = float(r["d"])
         hidden[(r["placement"], int(r["depth"]), r["seed"])][int(r["layer"])] = (
             float(r["compared"]) / d, float(r["lemma2_lower"]) / d, float(r["lemma2_upper"]) / d)
@@ -94,19 +151,23 @@ def main(folder):
                                 for l in picks), inside, L, inside / L))
 
     change = collections.defaultdict(list)
-    for r in rows(folder, "output_change.csv"):
+    for r in rows_of("output_change.csv"):
         change[(r["placement"], int(r["depth"]))].append(float(r["output_change"]))
     print()
     print("Output change of the first update against depth N (medians over seeds): fits a + b*N and a + b*ln N")
     for p in placements:
         ys = [med(change[(p, L)]) for L in depths]
+        if len(depths) < 2:
+            print("%-5s %s  (a fit against depth needs two depths or more; these runs have L = %d only)" % (
+                p, " ".join("%.2f" % y for y in ys), depths[0]))
+            continue
         a1, b1, r1 = fit(depths, ys)
         a2, b2, r2 = fit([math.log(L) for L in depths], ys)
         print("%-5s %s  O(N): %.3f + %.4f*N R^2 %.3f  O(log N): %.3f + %.3f*ln N R^2 %.3f" % (
             p, " ".join("%.2f" % y for y in ys), a1, b1, r1, a2, b2, r2))
 
     updates = collections.defaultdict(dict)  # (placement, L, seed) -> {step: change}
-    for r in rows(folder, "update_sizes.csv"):
+    for r in rows_of("update_sizes.csv"):
         updates[(r["placement"], int(r["depth"]), r["seed"])][int(r["step"])] = float(r["output_change"])
     print()
     print("||dF|| of update t (medians over seeds): t = 1, mean of t = 1..10, mean of t = 51..100")

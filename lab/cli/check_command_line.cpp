@@ -24,16 +24,18 @@ std::size_t checked_jobs(long long jobs) {
   return static_cast<std::size_t>(jobs);
 }
 
-// The option that sets a field, for messages: "--depths" (the key for a field without one).
-std::string option_of(const std::string& key) {
+// The option that sets a field, for messages: the name typed ("--precisions" or "--precision"), else its long
+// name ("--depths"), or the key for a field without one.
+std::string option_of(const CommandLine& o, const std::string& key) {
   if (key.empty()) return "";
+  if (const auto typed = o.typed.find(key); typed != o.typed.end()) return typed->second;
   const Field& f = run_field(key);
   return f.option.empty() ? key : long_option(f.option);
 }
 
 // A bad value of a run's field, said with the option's name: "--depths: a depth ... got 0".
-BadArguments bad_field(const FieldError& e) {
-  return BadArguments(e.field.empty() ? e.problem : option_of(e.field) + ": " + e.problem);
+BadArguments bad_field(const CommandLine& o, const FieldError& e) {
+  return BadArguments(e.field.empty() ? e.problem : option_of(o, e.field) + ": " + e.problem);
 }
 
 // The grid from the fields' words: each word parsed and checked by its row of the table (the same check
@@ -52,20 +54,20 @@ SweepGrid grid_of(const CommandLine& o) {
       }
       f.set_grid_values(g, values);
     } catch (const FieldError& e) {
-      throw bad_field(e);
+      throw bad_field(o, e);
     } catch (const Error& e) {
-      throw BadArguments(option_of(f.key) + ": " + e.what());
+      throw BadArguments(option_of(o, f.key) + ": " + e.what());
     }
   }
   if (!is_transformer(g.base))
     for (const std::string& key : o.fields_given)
       if (run_field(key).transformer_only)
-        throw BadArguments(option_of(key) + " applies to --arch transformer only");
+        throw BadArguments(option_of(o, key) + " applies to --arch transformer only");
   return g;
 }
 
 // The grid's runs, each checked by validate(RunConfig) (limits, memory), lists without repeats.
-std::vector<RunConfig> runs_of(const SweepGrid& g) {
+std::vector<RunConfig> runs_of(const CommandLine& o, const SweepGrid& g) {
   std::size_t count = 1;  // checked before expanding, so that a huge grid is not built to be refused
   for (const Field& f : run_fields()) {
     count *= std::max<std::size_t>(f.grid_values(g).size(), 1);
@@ -75,7 +77,7 @@ std::vector<RunConfig> runs_of(const SweepGrid& g) {
   try {
     return expand(g);
   } catch (const FieldError& e) {
-    throw bad_field(e);
+    throw bad_field(o, e);
   } catch (const Error& e) {
     throw BadArguments(e.what());
   }
@@ -102,6 +104,20 @@ SweepGrid read_sweep_json(const std::string& folder, const std::string& context)
   }
 }
 
+// A fresh sweep empties --out's runs/. That is what running the same sweep again means (scripts/lab.sh twice),
+// but the runs of a *different* sweep (a quick experiment into the default --out) would be lost: refused.
+// A runs/ without a sweep.json cannot be told apart, so it counts as different.
+void refuse_to_replace_another_sweep(const std::string& out, const SweepGrid& grid) {
+  const std::size_t earlier = count_runs(out);
+  if (earlier == 0) return;
+  const bool has_sweep = fs::exists(fs::path(out) / "sweep.json");
+  if (has_sweep && read_sweep_json(out, "--out") == grid) return;
+  throw BadArguments("--out: " + out + " holds " + std::to_string(earlier) + " runs of a different sweep (" +
+                     (has_sweep ? "compare its sweep.json" : "it has no sweep.json") +
+                     "); this sweep would replace them. Pass --resume with that sweep's options to continue it, "
+                     "a new --out for this one, or --overwrite to replace them");
+}
+
 Command check_merge(const CommandLine& o) {
   if (!o.sweep_options_given.empty())
     throw BadArguments("merge takes only OUT, the shard folders, --no-plots and --allow-partial (the sweep comes "
@@ -125,7 +141,7 @@ Command check_merge(const CommandLine& o) {
       throw BadArguments("merge: '" + dir + "' holds a different sweep than '" + o.merge_dirs[0] +
                          "' (compare their sweep.json)");
   }
-  c.runs = runs_of(c.grid);
+  c.runs = runs_of(o, c.grid);
   if (fs::exists(fs::path(c.out) / "sweep.json") && !(read_sweep_json(c.out, "merge") == c.grid) &&
       fs::exists(runs_dir(c.out)))
     throw BadArguments("merge: the output folder '" + c.out + "' holds results of a different sweep; choose another OUT");
@@ -138,7 +154,7 @@ Command check_sweep_or_dump(const CommandLine& o) {
   Command c;
   c.grid = grid_of(o);
   c.jobs = checked_jobs(o.jobs);
-  c.runs = runs_of(c.grid);
+  c.runs = runs_of(o, c.grid);
   c.plots = !o.no_plots;
   c.resume = o.resume;
   if (!o.diagnose.empty()) {
@@ -178,9 +194,12 @@ Command check_sweep_or_dump(const CommandLine& o) {
     }
     c.shard_text = o.shard;
   }
+  if (o.resume && o.overwrite) throw BadArguments("--resume keeps the runs in --out, --overwrite replaces them: pass one");
   if (o.resume && fs::exists(fs::path(c.out) / "sweep.json") && !(read_sweep_json(c.out, "--resume") == c.grid))
     throw BadArguments("--resume: " + c.out + " holds results of a different sweep (see its sweep.json); "
                        "pass the same options as before, or choose another --out");
+  c.overwrite = o.overwrite;
+  if (!o.resume && !o.overwrite) refuse_to_replace_another_sweep(c.out, c.grid);
   check_writable("--out", c.out);
   return c;
 }

@@ -30,7 +30,7 @@ struct Command {
   Shard shard;                  // sweep only
   std::string shard_text;
   std::size_t jobs = 1;
-  bool resume = false, plots = true, allow_partial = false;
+  bool resume = false, plots = true, allow_partial = false, overwrite = false;
   bool out_created = false;     // the check created `out` (a merge that fails removes it again, if still empty)
   std::vector<std::string> merge_dirs;
   std::size_t grad_batches = 16;  // diagnose only

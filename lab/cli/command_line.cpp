@@ -1,6 +1,8 @@
 #include "command_line.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -43,10 +45,12 @@ std::string description() {
          n(L::max_set_size) + ", jobs <= " + n(kMaxJobs) + ", at most " + n(kMaxRuns) + " runs, and " +
          n(L::max_bytes >> 30) + " GiB of estimated memory per run.\n\n"
          "Examples:\n"
-         "  tapegrad-depth                                      # the default sweep: 120 runs, about 2 CPU-minutes\n"
-         "                                                      # (about 1 minute on 2 idle cores)\n"
+         "  tapegrad-depth                                      # the default sweep: " +
+         measured_time(120, TAPEGRAD_DEFAULT_SWEEP_CPU_PER_RUN) + "\n"
          "  tapegrad-depth --placements post,pre --depths 4,16 --lrs 3e-3 --out results/small\n"
-         "  tapegrad-depth --preset transformer --out results/transformer   # " + kTransformerPresetTime + "\n"
+         "  tapegrad-depth --preset transformer --out results/transformer\n"
+         "                                                      # " +
+         measured_time(128, TAPEGRAD_TRANSFORMER_PRESET_CPU_PER_RUN) + "\n"
          "  tapegrad-depth --arch transformer --placements post,pre --depths 2,8 --init xavier --norm rms --out t\n"
          "  tapegrad-depth --placements post,pre --depths 4,16 --precisions fp64,bf16,fp16,fp16-mixed --out p\n"
          "  tapegrad-depth --shard 0/4 --out results/shard0   # ...one shard per machine, then:\n"
@@ -58,6 +62,18 @@ std::string description() {
 }
 
 }  // namespace
+
+std::string measured_time(std::size_t runs, double cpu_seconds_per_run) {
+  const double total = static_cast<double>(runs) * cpu_seconds_per_run;
+  char text[160];
+  if (total < 120)
+    std::snprintf(text, sizeof text, "%zu runs, about %.0f CPU-seconds (%.2f s a run, measured: docs/performance.md)",
+                  runs, total, cpu_seconds_per_run);
+  else
+    std::snprintf(text, sizeof text, "%zu runs, about %.1f CPU-minutes (%.2f s a run, measured: docs/performance.md)",
+                  runs, total / 60, cpu_seconds_per_run);
+  return text;
+}
 
 std::string long_option(const std::string& names) { return names.substr(names.rfind(',') + 1); }
 
@@ -95,6 +111,9 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
   sweep_option("-j,--jobs", o.jobs, "Runs in parallel (threads; default: number of cores)");
   sweep_options.push_back(app.add_flag("--resume", o.resume,
                                        "Continue a sweep in --out: skip the runs already finished, redo damaged ones"));
+  sweep_options.push_back(app.add_flag("--overwrite", o.overwrite,
+                                       "Replace the runs of a different sweep in --out (without it such a sweep is "
+                                       "refused, so that no results are lost by accident)"));
   sweep_option("--shard", o.shard, "Run only the i-th of n slices of the sweep (i/n, 0 <= i < n); merge them after");
   sweep_option("--dump", o.dump, "Write the replay record of the one run the options select into this folder "
                                  "(config.json, initial parameters, data, batches, losses as .npy) and stop");
@@ -118,6 +137,14 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
   merge->fallthrough();  // the options above may follow the subcommand: merge OUT DIRS... --no-plots
   merge->add_option("out", o.merge_out, "Output folder")->required();
   merge->add_option("shard_dirs", o.merge_dirs, "Results folders of the shards")->required();
+  // Declared on the program (they may come before `merge` too), so `merge --help` names them here.
+  merge->footer("Options (before or after merge):\n  --no-plots       Do not write or draw the gnuplot figures\n"
+                "  --allow-partial  Join what the folders hold even if runs are missing");
+  // `report DIR` is run before this parser (depth_main.cpp); declared here so that --help lists it, and so
+  // that a report with options before it is refused rather than taken for a sweep.
+  CLI::App* report = app.add_subcommand("report", "Write DIR's index.html, CSVs, plots and summary.txt again from its "
+                                                  "runs/ and sweep.json:  report DIR (nothing else)");
+  report->allow_extras();
 
   try {
     app.parse(argc, argv);
@@ -126,10 +153,20 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
     return code == 0 ? kExitDone : kExitBadArguments;
   }
   o.merge = merge->parsed();
+  if (report->parsed()) {
+    std::cerr << "tapegrad-depth: report takes one folder and no options: tapegrad-depth report DIR\n";
+    return kExitBadArguments;
+  }
   for (const CLI::Option* opt : sweep_options)
     if (opt->count() > 0) o.sweep_options_given.push_back(opt->get_name());
   for (const auto& [opt, key] : field_options)
     if (opt->count() > 0) o.fields_given.push_back(key);
+  // Which of a field's names was typed (--precision or --precisions), so that a message names that one.
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i], name = word.substr(0, word.find('='));
+    for (const auto& [opt, key] : field_options)
+      if (name.rfind("--", 0) == 0 && opt->check_lname(name.substr(2))) o.typed[key] = name;
+  }
   apply_preset(o);
   return std::nullopt;
 }

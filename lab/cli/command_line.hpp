@@ -24,11 +24,13 @@ struct CommandLine {
   std::string preset = "default";  // "transformer": the defaults of the Transformer sweep (apply_preset)
   long long jobs = 0;  // 0 until parsed: the number of cores
   bool resume = false, no_plots = false;
+  bool overwrite = false;  // replace the runs of a different sweep in --out (else refused: they would be lost)
   std::string shard, dump;
   std::string diagnose;                   // --diagnose DIR: the papers' diagnostics of every run (paper_diagnostics.hpp)
   long long grad_batches = 16, tracked_steps = 100;
   std::vector<std::string> sweep_options_given;  // the sweep options on the command line ("--depths", ...)
   std::vector<std::string> fields_given;         // the run fields among them, by key ("depth", ...)
+  std::map<std::string, std::string> typed;      // by field key, the option's name as typed ("--precision"), for messages
 
   // merge OUT SHARD_DIR... [--allow-partial] [--no-plots]
   bool merge = false, allow_partial = false;
@@ -45,7 +47,9 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& line);
 // one the user did not give; its text for --help and docs/lab.md, and its measured time.
 const std::vector<std::pair<std::string, std::string>>& transformer_preset();
 std::string transformer_preset_text();  // "--arch transformer --init xavier --placements post,pre,..."
-inline const std::string kTransformerPresetTime = "128 runs, about 10 CPU-minutes (5 minutes on 2 idle cores)";
+// How long a sweep takes, from the measured CPU seconds per run of docs/lab/times.txt (scripts/measure-times.sh;
+// lab/CMakeLists.txt passes them in): "120 runs, about N CPU-seconds (S s a run, measured: docs/performance.md)".
+std::string measured_time(std::size_t runs, double cpu_seconds_per_run);
 
 void apply_preset(CommandLine& line);
 

@@ -13,7 +13,13 @@ int run_dump(const Command& c) {
   const RunResult r = write_replay(c.out, config);
   std::cout << "Wrote the replay record of " << run_id(config) << " to " << c.out << " (" << r.log.curve.size()
             << " steps, final train loss " << format_double(r.log.curve.back().loss)
-            << "). Replay: /usr/bin/python3 tools/replay_torch.py " << c.out << "\n";
+            << ")";
+  // tools/replay_torch.py replays fp64 runs only (PyTorch's CPU float16 rounds inside its reductions): for the
+  // others it would refuse, so it is not offered.
+  if (config.precision == RunPrecision::fp64)
+    std::cout << ". Replay: /usr/bin/python3 tools/replay_torch.py " << c.out << "\n";
+  else
+    std::cout << ". (tools/replay_torch.py replays fp64 runs only: PyTorch's float formats round otherwise)\n";
   return kExitDone;
 }
 

@@ -47,7 +47,8 @@ std::string html_report(const std::string& out, const SweepGrid& grid, const std
           "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;padding:2px 8px;"
           "font-family:monospace;font-size:90%}img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}"
           "pre{background:#f6f6f6;padding:0.5em;white-space:pre-wrap}</style></head><body>\n";
-  page << "<h1>Depth sweep: " << escape_html(fs::path(out).filename().string()) << "</h1>\n";
+  // The folder as given (results/depth), not its last part alone ("depth" read as the sweep's subject).
+  page << "<h1>Depth sweep in " << escape_html(fs::path(out).lexically_normal().string()) << "</h1>\n";
   page << "<p>" << outcomes.size() << " finished runs. Files: " << link("runs.csv", "runs.csv") << ", "
        << link("curves.csv", "curves.csv") << ", " << link("init_grads.csv", "init_grads.csv") << ", "
        << link("output_change.csv", "output_change.csv") << ", " << link("summary.txt", "summary.txt") << ", "

@@ -182,11 +182,17 @@ void remove_partial_runs(const std::string& out) {
     if (entry.path().filename().string().rfind(kTmpPrefix, 0) == 0) fs::remove_all(entry.path());
 }
 
-std::size_t remove_all_runs(const std::string& out) {
+std::size_t count_runs(const std::string& out) {
   std::size_t runs = 0;
-  if (fs::is_directory(runs_dir(out)))
-    for (const auto& entry : fs::directory_iterator(runs_dir(out)))
+  std::error_code ec;
+  if (fs::is_directory(runs_dir(out), ec))
+    for (const auto& entry : fs::directory_iterator(runs_dir(out), ec))
       if (entry.path().filename().string().rfind(kTmpPrefix, 0) != 0) ++runs;
+  return runs;
+}
+
+std::size_t remove_all_runs(const std::string& out) {
+  const std::size_t runs = count_runs(out);
   fs::remove_all(runs_dir(out));
   return runs;
 }

@@ -45,3 +45,9 @@ if(TARGET tapegrad-depth)
   set_tests_properties(docs.after_a_sweep PROPERTIES LABELS docs TIMEOUT 300 ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
                        PASS_REGULAR_EXPRESSION "PASS: after_a_sweep" FAIL_REGULAR_EXPRESSION "FAIL:")
 endif()
+
+# Time figures are written once, in docs/lab/times.txt (scripts/measure-times.sh): docs/performance.md shows them,
+# the other docs and the programs' help write none of their own (times_test.py).
+add_test(NAME docs.times COMMAND ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/times_test.py
+                                 --source-dir ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.times PROPERTIES LABELS docs PASS_REGULAR_EXPRESSION "PASS: times" FAIL_REGULAR_EXPRESSION "FAIL:")

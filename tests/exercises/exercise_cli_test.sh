@@ -43,11 +43,28 @@ printf '// exercise: layer_norm_forward\n#include "tapegrad/exercise.hpp"\ntapeg
   > "$scratch/broken.cpp"
 expect "a compile error is reported" 1 '^result: fail diagnosis=compile_error$' 'does not compile' -- \
   "$ex" check "$scratch/broken.cpp"
-expect "list" 0 'adam_step' '01_residual\.cpp +fail diagnosis=not_implemented +1: the residual' -- "$ex" list
+expect "list" 0 'adam_step' '01_residual\.cpp +fail diagnosis=not_implemented +1: the residual' -- \
+  sh -c '"$1" list | tee "$2"' sh "$ex" "$scratch/list.txt"
+# Its columns line up: every row's result starts at the same column (planted: a fixed width narrower than the
+# longest file name fails it).
+if [[ $(sed 's/\(fail\|pass\).*//' "$scratch/list.txt" | awk '{ print length($0) }' | sort -u | wc -l) != 1 ]]; then
+  echo "FAIL: the columns of list are not aligned:"; sed 's/^/    /' "$scratch/list.txt"
+  failures=$((failures + 1))
+else
+  echo "ok: list's columns line up"
+fi
 
 if command -v gdb >/dev/null; then
   expect "--gdb stops in the learner's function" 0 '' 'Breakpoint 1, layer_norm_backward \(' -- \
     env TAPEGRAD_EXERCISE_GDB_BATCH=1 "$ex" check "$src/tests/exercises/mistakes/03_layer_norm_backward__wrong_scale.cpp" --gdb
+  # ... with the pretty-printers loaded (planted: the gdb line without add-auto-load-safe-path fails it).
+  gdb_out=$(TAPEGRAD_EXERCISE_GDB_BATCH=1 "$ex" check "$src/tests/exercises/mistakes/03_layer_norm_backward__wrong_scale.cpp" --gdb 2>&1)
+  if grep -q "auto-loading has been declined" <<<"$gdb_out"; then
+    echo "FAIL: --gdb starts gdb without the pretty-printers:"; grep "declined" <<<"$gdb_out" | sed 's/^/    /'
+    failures=$((failures + 1))
+  else
+    echo "ok: --gdb loads the pretty-printers"
+  fi
 else
   echo "skipped: --gdb (no gdb)"
 fi

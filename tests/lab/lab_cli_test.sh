@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests of the tapegrad-depth command line on a tiny sweep (seconds each).
 #   lab_cli_test.sh TAPEGRAD_DEPTH WORK_DIR CASE
-# CASE: determinism | shard_merge | resume | damaged | interrupt | rerun | bad_args | dump | plots
+# CASE: determinism | shard_merge | resume | damaged | interrupt | rerun | other_sweep | stale_plots | help_texts | bad_args | dump | plots
 set -uo pipefail
 bin="$1"; work="$2"; case="$3"
 rm -rf "$work"; mkdir -p "$work"; cd "$work" || exit 1
@@ -126,6 +126,63 @@ rerun)
   grep -q "earlier sweep" first.log && fail "a first sweep into a new folder spoke of an earlier one: $(cat first.log)"
   same_csvs first-copy r
   cmp first-copy/summary.txt r/summary.txt || fail "summaries differ"
+  ;;
+other_sweep)
+  # A different sweep into a folder holding runs (a quick experiment into the default --out) is refused before
+  # any work: exit 2, the folder untouched, the message naming the three ways on. --overwrite replaces them.
+  "$bin" "${tiny[@]}" --out o > /dev/null || fail "the first sweep failed"
+  before=$(tree_sum o)
+  "$bin" "${tiny[@]}" --seeds 1 --out o > other.log 2> other.err; s=$?
+  [ $s -eq 2 ] || fail "a different sweep into o exited $s, expected 2: $(cat other.log other.err)"
+  for word in "o holds 8 runs of a different sweep" --resume "a new --out" --overwrite; do
+    grep -q -- "$word" other.err || fail "the refusal does not name '$word': $(cat other.err)"
+  done
+  [ "$(tree_sum o)" = "$before" ] || fail "the refused sweep changed o"
+  "$bin" "${tiny[@]}" --seeds 1 --out o --resume > /dev/null 2>&1; [ $? -eq 2 ] || fail "--resume of another sweep should exit 2"
+  "$bin" "${tiny[@]}" --out o --resume --overwrite > /dev/null 2>&1; [ $? -eq 2 ] || fail "--resume --overwrite should exit 2"
+  rm o/sweep.json; "$bin" "${tiny[@]}" --out o > nojson.log 2>&1; [ $? -eq 2 ] || fail "runs without a sweep.json were replaced"
+  grep -q "it has no sweep.json" nojson.log || fail "no reason given for runs without sweep.json: $(cat nojson.log)"
+  "$bin" "${tiny[@]}" --seeds 1 --out o --overwrite > over.log 2>&1 || fail "--overwrite failed: $(cat over.log)"
+  [ "$(ls o/runs | grep -c '_s1$')" -eq 8 ] && [ "$(ls o/runs | wc -l)" -eq 8 ] ||
+    fail "--overwrite should leave the 8 runs of the new sweep (seed 1): $(ls o/runs)"
+  tr -d ' \n' < o/sweep.json | grep -q '"seeds":\[1\]' || fail "sweep.json is not the new sweep's: $(cat o/sweep.json)"
+  ;;
+stale_plots)
+  # Figures of an earlier report that this one does not draw are gone: under --no-plots all of them, after a
+  # sweep with other learning rates the curves of the old ones; index.html shows only what is there now.
+  "$bin" "${plotted[@]}" --out s > /dev/null 2>&1 || fail "the sweep with plots failed"
+  [ -s s/curves_lr0.01_w0.gp ] || fail "no figure scripts written"
+  touch s/mine.png  # not the lab's (no script beside it): left alone
+  "$bin" "${tiny[@]}" --out s > /dev/null 2>&1 || fail "the same sweep with --no-plots failed"
+  leftover=$(cd s && ls *.gp curves_*.png eval_vs_depth.png 2> /dev/null)
+  [ -z "$leftover" ] || fail "--no-plots left the earlier figures: $leftover"
+  [ -e s/mine.png ] || fail "a PNG that is not the lab's was removed"
+  ! grep -q 'alt="eval_vs_depth.png"' s/index.html || fail "index.html still shows the earlier plots after --no-plots"
+  grep -q 'alt="mine.png"' s/index.html || fail "index.html does not show the folder's other PNG"
+  rm s/mine.png
+  "$bin" "${plotted[@]}" --out s > /dev/null 2>&1 || fail "the sweep with plots again failed"
+  "$bin" "${plotted[@]/#0.01/0.02}" --overwrite --out s > /dev/null 2>&1 || fail "the sweep at lr 0.02 failed"
+  [ ! -e s/curves_lr0.01_w0.gp ] && [ ! -e s/curves_lr0.01_w0.png ] || fail "the curves of lr 0.01 are still there"
+  [ -e s/curves_lr0.02_w0.gp ] || fail "no curves of lr 0.02"
+  ! grep -q "curves_lr0.01" s/index.html || fail "index.html shows the curves of lr 0.01"
+  ;;
+help_texts)
+  # What --help and the messages name: every subcommand, merge's own options, the option as typed; --dump offers
+  # the PyTorch replay only for a run it can replay.
+  "$bin" --help > help.log || fail "--help failed"
+  sed -n '/^Subcommands:/,$p' help.log | grep -q "^  report " || fail "--help does not list report: $(cat help.log)"
+  "$bin" merge --help > merge_help.log || fail "merge --help failed"
+  grep -q -- "--no-plots" merge_help.log && grep -q -- "--allow-partial" merge_help.log ||
+    fail "merge --help does not list --no-plots and --allow-partial: $(cat merge_help.log)"
+  "$bin" --no-plots report x > report.log 2>&1; [ $? -eq 2 ] || fail "options before report should exit 2"
+  [ ! -e x ] || fail "a refused report wrote x"
+  "$bin" --precisions fp8 --out x > /dev/null 2> p.err; grep -q "^tapegrad-depth: --precisions: " p.err || fail "not --precisions: $(cat p.err)"
+  "$bin" --precision fp8 --out x > /dev/null 2> p.err; grep -q "^tapegrad-depth: --precision: " p.err || fail "not --precision: $(cat p.err)"
+  one=(--placements pre --depths 2 --widths 4 --lrs 0.01 --warmups 0 --steps 3 --batch 8 --train-size 64)
+  "$bin" --dump r64 "${one[@]}" > d64.log || fail "fp64 dump failed"
+  grep -q "Replay: /usr/bin/python3 tools/replay_torch.py r64" d64.log || fail "no replay command for fp64: $(cat d64.log)"
+  "$bin" --dump r16 "${one[@]}" --precisions fp16 > d16.log || fail "fp16 dump failed"
+  ! grep -q "Replay:" d16.log || fail "an fp16 dump offers a replay that refuses: $(cat d16.log)"
   ;;
 bad_args)
   expect2() {  # expect2 "message" args...: exit status 2, message on stderr, nothing written

@@ -3,10 +3,11 @@
 target_link_libraries(tapegrad_tests PRIVATE tapegrad::lab)
 
 # Tests of the tapegrad-depth program on tiny sweeps: determinism across --jobs, sharding + merge,
-# --resume (simulated, after a real SIGINT, and with damaged run files), the same sweep run twice, bad arguments (exit status 2,
+# --resume (simulated, after a real SIGINT, and with damaged run files), the same sweep run twice, a different
+# sweep into a folder of runs (refused; --overwrite), stale figures removed, bad arguments (exit status 2,
 # the message, nothing touched), --dump, and the plots (what their scripts say, and that gnuplot draws every
 # point strictly inside its panel).
-foreach(case determinism shard_merge resume damaged interrupt rerun bad_args dump plots)
+foreach(case determinism shard_merge resume damaged interrupt rerun other_sweep stale_plots help_texts bad_args dump plots)
   add_test(NAME lab.cli.${case}
     COMMAND ${CMAKE_CURRENT_LIST_DIR}/lab_cli_test.sh $<TARGET_FILE:tapegrad-depth>
             ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/${case} ${case})
@@ -59,3 +60,10 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Release" AND NOT TAPEGRAD_SANITIZE)
     LABELS "lab"
     TIMEOUT 900)
 endif()
+
+# tools/paper_diagnostics.py on --diagnose output at one depth and at two learning rates (paper_diagnostics_test.sh).
+add_test(NAME lab.paper_diagnostics
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/paper_diagnostics_test.sh $<TARGET_FILE:tapegrad-depth> ${PROJECT_SOURCE_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/lab-paper-diagnostics)
+set_tests_properties(lab.paper_diagnostics PROPERTIES PASS_REGULAR_EXPRESSION "PASS: paper_diagnostics"
+  FAIL_REGULAR_EXPRESSION "FAIL:" ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS lab TIMEOUT 300)

@@ -54,6 +54,8 @@ void save_run(const std::string& out, const RunResult& result);
 
 // Removes leftovers of runs that were in flight when a sweep was killed.
 void remove_partial_runs(const std::string& out);
+// The finished (or damaged) run folders in out/runs/, not counting leftovers of runs in flight.
+std::size_t count_runs(const std::string& out);
 // Removes every run folder (a fresh sweep into an old folder); returns how many there were.
 std::size_t remove_all_runs(const std::string& out);
 
