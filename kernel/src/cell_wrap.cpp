@@ -314,6 +314,20 @@ std::vector<Chunk> split_top_level(const std::string& body) {
 
 namespace {
 
+// Whether every ( [ { in code_only() text closes, in order.
+bool balanced(const std::string& code) {
+  std::string open;
+  for (char c : code) {
+    if (c == '(' || c == '[' || c == '{') open += c;
+    else if (c == ')' || c == ']' || c == '}') {
+      const char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+      if (open.empty() || open.back() != want) return false;
+      open.pop_back();
+    }
+  }
+  return open.empty();
+}
+
 // A redefinable declaration in an inline namespace of its own (cell_wrap.hpp says why).
 std::string in_own_namespace(const std::string& declaration, const std::string& id) {
   return "inline namespace " + id + " { " + declaration + " }";
@@ -384,7 +398,13 @@ std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
     }
     const std::string id = std::string(kKernelNamePrefix) + std::to_string(serial) + "_" + std::to_string(k);
     std::string& out = pieces.back();
-    if (c.kind == Chunk::declaration) {
+    if (!balanced(code)) {
+      // Brackets that do not close (a typo, `f(1;`) stay outside any wrapper: inside the kernel's function,
+      // clang 22's error recovery can end the input with that function's scope popped, and the diagnostics
+      // it then gives at the end of the input (Sema::ActOnEndOfTranslationUnit -> getCurFunctionDecl) read
+      // the freed scope: a segfault of clang (it was the "CompilerCrash" of issue 34's raw-string cell).
+      out += text;
+    } else if (c.kind == Chunk::declaration) {
       out += c.redefinable ? in_own_namespace(text, id) : wrap_namespace_block(text, id);
     } else if (c.kind == Chunk::statement) {
       out += "void " + id + "() { " + text + " ;} int " + id + "_run = (" + id + "(), 0);";

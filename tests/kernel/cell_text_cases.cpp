@@ -113,3 +113,12 @@ TEST_CASE("the cells of issue 34 split at their statements", "[kernel][splitter]
   const std::string html = "rect.m_content = R\"(<div style='width: 10px'>\n  x\n</div>)\";\nxcpp::display(rect, \"r\", true);";
   CHECK(pieces_of(html).size() == 2);
 }
+
+TEST_CASE("a piece whose brackets do not close is not wrapped (clang 22 crashed on it)", "[kernel][splitter]") {
+  for (const std::string cell : {"std::cout << (1;", "int x = (1;", "auto t = [](int a) { return a; ;\nf();"}) {
+    INFO("cell: " << cell);
+    const std::vector<std::string> pieces = wrap_cell(cell, 1);
+    CHECK(pieces == std::vector<std::string>{cell});
+  }
+  CHECK(wrap_cell("f(1);", 1).front().find("__tgx_1_1") != std::string::npos);
+}
