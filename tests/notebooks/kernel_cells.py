@@ -135,8 +135,8 @@ def main():
     args = ap.parse_args()
     args.lib_dir, args.include_dir = os.path.abspath(args.lib_dir), os.path.abspath(args.include_dir)
     os.environ["JUPYTER_PATH"] = args.kernelspecs
-    km, kc = kp.start_kernel()
-    try:
+
+    def checks(kc):
         reply, out = run(kc, '#pragma cling add_include_path("%s")\n#pragma cling add_library_path("%s")\n'
                              '#pragma cling load("libtapegrad")\n#include <tapegrad/tapegrad.hpp>\n#include <iostream>\n'
                              '#include <string>' % (args.include_dir, args.lib_dir), timeout=300)
@@ -145,14 +145,8 @@ def main():
         broken_brackets(kc)
         values(kc)
         help_texts(kc)
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
-    if kp.failures:
-        print("%d check(s) failed" % len(kp.failures))
-        return 1
-    print("all checks passed")
-    return 0
+
+    return kp.with_kernel(checks)
 
 
 if __name__ == "__main__":

@@ -109,3 +109,8 @@ add_test(NAME notebook.kernel_cells
          COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/kernel_cells.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT}
                  --lib-dir $<TARGET_FILE_DIR:tapegrad> --include-dir ${PROJECT_SOURCE_DIR}/include)
 set_tests_properties(notebook.kernel_cells PROPERTIES LABELS notebook TIMEOUT 600 ENVIRONMENT "${_nb_env}")
+
+# xeus-cling's demo cells, written in the spirit of its own notebook, each with its output (issue 34).
+add_test(NAME notebook.xeus_cling_demo
+         COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/xeus_cling_demo.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT})
+set_tests_properties(notebook.xeus_cling_demo PROPERTIES LABELS notebook TIMEOUT 600 ENVIRONMENT "${_nb_env}")
