@@ -5,6 +5,7 @@
 
   - raw strings (with quotes, with a delimiter, over lines, assigned to a member), character literals
     with escapes, digit separators, prefixed strings, attributes: each cell runs and prints what it should;
+  - a crash in a thread that a cell started: the cell's error, and the kernel lives on;
   - a cell whose brackets do not close (clang 22 crashed on it inside the kernel's wrapper): a
     CompileError of that cell, and the next cell runs;
   - a cell's value in cling's format: containers (sequence, associative, nested, long ones cut with
@@ -58,6 +59,17 @@ def broken_brackets(kc):
           % (reply["status"], reply.get("ename"), reply.get("evalue", "")[:200]))
     reply, out = run(kc, 'std::cout << "after it" << std::endl;')
     check(reply["status"] == "ok" and stdout_of(out) == "after it\n", "the cell after it runs (got %r)" % stdout_of(out))
+
+
+def thread_crash(kc):
+    # A crash in a thread the cell started killed the kernel; now it is the cell's error.
+    reply, out = run(kc, "#include <thread>\nstd::thread crasher34([] { volatile int* p = nullptr; *p = 1; });\n"
+                         "crasher34.join();")
+    check(reply["status"] == "error" and reply.get("ename") == "SegmentationFault",
+          "a crash in a thread the cell started is the cell's error (got %s %s)" % (reply["status"], reply.get("ename")))
+    reply, out = run(kc, 'std::cout << "alive after the thread" << std::endl;')
+    check(reply["status"] == "ok" and stdout_of(out) == "alive after the thread\n",
+          "the kernel lives on after it (got %s %r)" % (reply["status"], stdout_of(out)))
 
 
 def values(kc):
@@ -143,6 +155,7 @@ def main():
         check(reply["status"] == "ok", "tapegrad loads (got %s)" % reply.get("evalue"))
         lexical_forms(kc)
         broken_brackets(kc)
+        thread_crash(kc)
         values(kc)
         help_texts(kc)
 
