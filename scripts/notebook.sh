@@ -40,7 +40,7 @@ root_flag=()
 [ "$(id -u)" -eq 0 ] && root_flag=(--allow-root)
 
 if [ "$check" = 0 ]; then
-  echo "== Jupyter Notebook on $root/notebooks; pick the kernel \"C++17 (tapegrad-xcpp, clang 22)\""
+  echo "== Jupyter Notebook on $root/notebooks; pick the kernel \"C++17\" (tapegrad-xcpp)"
   exec "$python" -m notebook --no-browser --ip=127.0.0.1 --port="$port" --notebook-dir="$root/notebooks" \
     "${root_flag[@]}"
 fi

@@ -5,17 +5,11 @@
 #include <set>
 #include <stdexcept>
 
+#include "cpp_tokens.hpp"
+
 namespace tapegrad_xcpp {
 
 namespace {
-
-bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// True if only spaces and tabs precede position i on its line.
-bool at_line_start(const std::string& s, std::size_t i) {
-  while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')) --i;
-  return i == 0 || s[i - 1] == '\n';
-}
 
 struct Scan {
   std::string code;       // code_only(source)
@@ -23,50 +17,26 @@ struct Scan {
   bool open_literal = false;
 };
 
+// code_only() from the tokens (cpp_tokens.hpp): a closed literal keeps its prefix, its two quotes
+// and its suffix (u8"  "s; a raw string's delimiter and parentheses are blank), an unterminated one
+// is blank; comments and preprocessor lines are blank.
 Scan scan(const std::string& s) {
   Scan out;
-  std::string& o = out.code;
-  o = s;
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  auto blank = [&](std::size_t k) {
-    if (o[k] != '\n') o[k] = ' ';
+  out.code = s;
+  auto blank = [&](std::size_t b, std::size_t e) {
+    for (std::size_t k = b; k < e; ++k)
+      if (out.code[k] != '\n') out.code[k] = ' ';
   };
-  while (i < n) {
-    const char c = s[i];
-    if (c == '#' && at_line_start(s, i)) {  // a preprocessor line, with its continuations
-      while (i < n && s[i] != '\n') {
-        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') blank(i++);
-        blank(i++);
-      }
-    } else if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-      while (i < n && s[i] != '\n') blank(i++);
-    } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-      const std::size_t end = s.find("*/", i + 2);
-      const std::size_t stop = end == std::string::npos ? n : end + 2;
-      if (end == std::string::npos) out.open_comment = true;
-      while (i < stop) blank(i++);
-    } else if (c == 'R' && i + 1 < n && s[i + 1] == '"' && (i == 0 || !is_identifier_char(s[i - 1]))) {
-      const std::size_t paren = s.find('(', i + 2);
-      if (paren == std::string::npos) { out.open_literal = true; break; }
-      const std::string close = ")" + s.substr(i + 2, paren - i - 2) + "\"";
-      const std::size_t end = s.find(close, paren);
-      const std::size_t stop = end == std::string::npos ? n : end + close.size();
-      if (end == std::string::npos) out.open_literal = true;
-      for (std::size_t k = paren + 1; k + 1 < stop && k < n; ++k) blank(k);
-      i = stop;
-    } else if (c == '"' || (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(s[i - 1])) &&
-                                          i + 1 < n && std::isxdigit(static_cast<unsigned char>(s[i + 1]))))) {
-      // a string or character literal (not a digit separator as in 1'000)
-      ++i;
-      while (i < n && s[i] != c && s[i] != '\n') {
-        if (s[i] == '\\' && i + 1 < n) blank(i++);
-        blank(i++);
-      }
-      if (i >= n || s[i] == '\n') out.open_literal = (i >= n);
-      else ++i;
-    } else {
-      ++i;
+  for (const CppToken& t : cpp_tokens(s)) {
+    if (t.kind == CppToken::comment || t.kind == CppToken::preprocessor) {
+      blank(t.begin, t.end);
+      out.open_comment = out.open_comment || t.open;
+    } else if (t.kind == CppToken::string || t.kind == CppToken::character) {
+      const char quote = t.kind == CppToken::string ? '"' : '\'';
+      const std::size_t opening = s.find(quote, t.begin), closing = s.find(quote, t.inside_end);
+      if (!t.open && closing < t.end) blank(opening + 1, closing);
+      else blank(t.begin, t.end);  // unterminated: blank
+      out.open_literal = out.open_literal || t.open;
     }
   }
   return out;
@@ -142,21 +112,9 @@ std::string completeness(const std::string& source) {
 }
 
 std::vector<std::string> identifiers_in(const std::string& source) {
-  const std::string code = code_only(source);
   std::set<std::string> seen;
-  std::size_t i = 0;
-  while (i < code.size()) {
-    if (is_identifier_char(code[i]) && !std::isdigit(static_cast<unsigned char>(code[i]))) {
-      std::size_t j = i;
-      while (j < code.size() && is_identifier_char(code[j])) ++j;
-      seen.insert(code.substr(i, j - i));
-      i = j;
-    } else if (is_identifier_char(code[i])) {
-      while (i < code.size() && is_identifier_char(code[i])) ++i;  // a number
-    } else {
-      ++i;
-    }
-  }
+  for (const CppToken& t : cpp_tokens(source))
+    if (t.kind == CppToken::identifier) seen.insert(source.substr(t.begin, t.end - t.begin));
   return {seen.begin(), seen.end()};
 }
 

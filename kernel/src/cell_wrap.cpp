@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cell_text.hpp"
+#include "cpp_tokens.hpp"
 
 namespace tapegrad_xcpp {
 
@@ -12,29 +13,35 @@ namespace {
 
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// A token of code_only() text: an identifier/number, or one punctuation character.
+// A token of a cell's code (comments and preprocessor lines left out), from cpp_tokens.hpp.
 struct Token {
   std::size_t at = 0, end = 0;
   std::string text;
+  bool word = false;  // an identifier or keyword
 };
 
-std::vector<Token> tokens_of(const std::string& code, std::size_t begin, std::size_t end) {
+// The tokens of source[begin, end): a range that no literal or comment straddles (one the splitter found).
+std::vector<Token> tokens_of(const std::string& source, std::size_t begin, std::size_t end) {
   std::vector<Token> out;
-  std::size_t i = begin;
-  while (i < end) {
-    if (std::isspace(static_cast<unsigned char>(code[i]))) { ++i; continue; }
-    std::size_t j = i + 1;
-    if (is_ident_char(code[i]))
-      while (j < end && is_ident_char(code[j])) ++j;
-    else if (code[i] == ':' && j < end && code[j] == ':')
-      ++j;  // "::" is one token
-    else if (code[i] == '"' || code[i] == '\'') {  // a literal (its inside is blank in code_only)
-      while (j < end && code[j] != code[i] && code[j] != '\n') ++j;
-      if (j < end && code[j] == code[i]) ++j;
-    }
-    out.push_back({i, j, code.substr(i, j - i)});
-    i = j;
+  for (const CppToken& t : cpp_tokens(source.substr(begin, end - begin))) {
+    if (t.kind == CppToken::comment || t.kind == CppToken::preprocessor) continue;
+    out.push_back({begin + t.begin, begin + t.end, source.substr(begin + t.begin, t.end - t.begin),
+                   t.kind == CppToken::identifier});
   }
+  // An attribute before a declaration or statement ([[nodiscard]] int f(), [[maybe_unused]] auto x):
+  // classified by what follows it.
+  std::size_t skip = 0;
+  while (skip + 1 < out.size() && out[skip].text == "[" && out[skip + 1].text == "[") {
+    int depth = 0;
+    std::size_t k = skip;
+    for (; k < out.size(); ++k) {
+      if (out[k].text == "[") ++depth;
+      else if (out[k].text == "]" && --depth == 0) break;
+    }
+    if (k >= out.size()) break;
+    skip = k + 1;
+  }
+  out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(skip));
   return out;
 }
 
@@ -54,9 +61,7 @@ const std::set<std::string>& declaration_keywords() {
   return k;
 }
 
-bool is_identifier(const Token& t) {
-  return !t.text.empty() && (std::isalpha(static_cast<unsigned char>(t.text[0])) || t.text[0] == '_');
-}
+bool is_identifier(const Token& t) { return t.word; }
 
 // Skips a balanced <...> starting at tokens[i] == "<"; returns the index after it, or npos.
 std::size_t skip_angles(const std::vector<Token>& t, std::size_t i) {
@@ -133,7 +138,6 @@ Chunk::Kind classify(const std::vector<Token>& t) {
     return Chunk::statement;
   if (statement_keywords().count(first)) return Chunk::statement;
   if (declaration_keywords().count(first)) return Chunk::declaration;
-  if (first == "[[") return Chunk::declaration;
   if (starts_like_declaration(t) || has_function_body(t)) return Chunk::declaration;
   return Chunk::statement;
 }
@@ -146,8 +150,7 @@ bool redefinable(const std::vector<Token>& t) {
   std::size_t i = 0;
   if (t.empty()) return false;
   const std::string& first = t[0].text;
-  if (first == "namespace" || first == "extern" || first == "static_assert" || first == "friend" ||
-      first == "[[")
+  if (first == "namespace" || first == "extern" || first == "static_assert" || first == "friend")
     return false;
   if (first == "using") return t.size() > 2 && is_identifier(t[1]) && t[1].text != "namespace" && t[2].text == "=";
   if (first == "template") {
@@ -200,9 +203,9 @@ bool is_lambda_body(const std::string& code, std::size_t begin, std::size_t brac
 }
 
 // Where the chunk starting at i ends (one past its ";" or "}"), and whether it had one.
-std::size_t chunk_end(const std::string& code, std::size_t i, bool& terminated) {
+std::size_t chunk_end(const std::string& source, const std::string& code, std::size_t i, bool& terminated) {
   const std::size_t n = code.size();
-  const std::vector<Token> head = tokens_of(code, i, std::min(n, i + 400));
+  const std::vector<Token> head = tokens_of(source, i, std::min(n, i + 400));
   const std::string first = head.empty() ? "" : head[0].text;
   int depth = 0;
   bool saw_equals = false, saw_parens = false;
@@ -293,13 +296,13 @@ std::vector<Chunk> split_top_level(const std::string& body) {
     if (i >= code.size()) break;
     if (code[i] == ';') { ++i; continue; }
     bool terminated = true;
-    const std::size_t end = chunk_end(code, i, terminated);
+    const std::size_t end = chunk_end(body, code, i, terminated);
     std::size_t last = end;
     while (last > i && std::isspace(static_cast<unsigned char>(code[last - 1]))) --last;
     Chunk chunk;
     chunk.begin = i;
     chunk.end = last;
-    const std::vector<Token> t = tokens_of(code, i, last);
+    const std::vector<Token> t = tokens_of(body, i, last);
     chunk.kind = classify(t);
     if (!terminated && chunk.kind == Chunk::statement) chunk.kind = Chunk::expression;
     chunk.redefinable = chunk.kind == Chunk::declaration && redefinable(t);
@@ -311,6 +314,20 @@ std::vector<Chunk> split_top_level(const std::string& body) {
 
 namespace {
 
+// Whether every ( [ { in code_only() text closes, in order.
+bool balanced(const std::string& code) {
+  std::string open;
+  for (char c : code) {
+    if (c == '(' || c == '[' || c == '{') open += c;
+    else if (c == ')' || c == ']' || c == '}') {
+      const char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+      if (open.empty() || open.back() != want) return false;
+      open.pop_back();
+    }
+  }
+  return open.empty();
+}
+
 // A redefinable declaration in an inline namespace of its own (cell_wrap.hpp says why).
 std::string in_own_namespace(const std::string& declaration, const std::string& id) {
   return "inline namespace " + id + " { " + declaration + " }";
@@ -320,8 +337,7 @@ std::string in_own_namespace(const std::string& declaration, const std::string& 
 // chunk is no such block (an alias `namespace M = N;`, `inline namespace`, `extern`, ...). Not an anonymous
 // `namespace {`: clang's lookup through its implicit using-directive then finds both definitions.
 std::pair<std::size_t, std::size_t> namespace_braces(const std::string& text) {
-  const std::string code = code_only(text);
-  const std::vector<Token> t = tokens_of(code, 0, code.size());
+  const std::vector<Token> t = tokens_of(text, 0, text.size());
   const auto none = std::make_pair(std::string::npos, std::string::npos);
   if (t.size() < 3 || t[0].text != "namespace") return none;
   std::size_t i = 1;
@@ -368,7 +384,7 @@ std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
     // starts a new piece (compiled and run after the ones before it), unless it comes first.
     const bool internal_variable = c.kind == Chunk::declaration &&
                                    (code.rfind("const ", 0) == 0 || code.rfind("static ", 0) == 0) &&
-                                   !has_function_body(tokens_of(code, 0, code.size()));
+                                   !has_function_body(tokens_of(text, 0, text.size()));
     const std::string gap = body.substr(copied, c.begin - copied);
     if (internal_variable && k > 1) {
       std::size_t lines = 0;
@@ -382,7 +398,13 @@ std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
     }
     const std::string id = std::string(kKernelNamePrefix) + std::to_string(serial) + "_" + std::to_string(k);
     std::string& out = pieces.back();
-    if (c.kind == Chunk::declaration) {
+    if (!balanced(code)) {
+      // Brackets that do not close (a typo, `f(1;`) stay outside any wrapper: inside the kernel's function,
+      // clang 22's error recovery can end the input with that function's scope popped, and the diagnostics
+      // it then gives at the end of the input (Sema::ActOnEndOfTranslationUnit -> getCurFunctionDecl) read
+      // the freed scope: a segfault of clang (it was the "CompilerCrash" of issue 34's raw-string cell).
+      out += text;
+    } else if (c.kind == Chunk::declaration) {
       out += c.redefinable ? in_own_namespace(text, id) : wrap_namespace_block(text, id);
     } else if (c.kind == Chunk::statement) {
       out += "void " + id + "() { " + text + " ;} int " + id + "_run = (" + id + "(), 0);";

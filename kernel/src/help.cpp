@@ -44,14 +44,15 @@ std::string trimmed(const std::string& s) {
 
 // The comment lines right above offset's line, then the declaration up to its body or ';'.
 std::string text_at(llvm::StringRef buffer, std::size_t offset) {
-  std::size_t line_start = buffer.rfind('\n', offset == 0 ? 0 : offset - 1);
+  // (llvm::StringRef::rfind(c, from) looks before from, not at it: unlike std::string's.)
+  std::size_t line_start = buffer.rfind('\n', offset);
   line_start = line_start == llvm::StringRef::npos ? 0 : line_start + 1;
   std::vector<std::string> comment;
   std::size_t end = line_start;
   bool in_block = false;
   while (end > 0 && comment.size() < 30) {
     const std::size_t prev_end = end - 1;  // the '\n' ending the previous line
-    std::size_t prev_start = prev_end == 0 ? 0 : buffer.rfind('\n', prev_end - 1);
+    std::size_t prev_start = buffer.rfind('\n', prev_end);
     prev_start = prev_start == llvm::StringRef::npos ? 0 : prev_start + 1;
     const std::string line = buffer.substr(prev_start, prev_end - prev_start).str();
     const std::string t = trimmed(line);
@@ -96,9 +97,18 @@ std::string describe(clang::Interpreter& interpreter, const std::string& name) {
     if (parts[i].empty()) return "";
     const clang::DeclarationName key(&context.Idents.get(parts[i]));
     clang::DeclContext* next = nullptr;
-    for (clang::NamedDecl* d : scope->getPrimaryContext()->lookup(key)) {
-      if (i + 1 == parts.size()) found.push_back(d);
-      else if (next == nullptr) next = context_of(d);
+    // The scope itself, then (for a name written without ::, as a cell would use it) the namespaces
+    // that a `using namespace N;` of a cell brought in.
+    std::vector<clang::DeclContext*> scopes = {scope};
+    if (i == 0 && name.rfind("::", 0) != 0)
+      for (clang::UsingDirectiveDecl* u : context.getTranslationUnitDecl()->using_directives())
+        if (clang::NamespaceDecl* ns = u->getNominatedNamespace()) scopes.push_back(ns);
+    for (clang::DeclContext* where : scopes) {
+      for (clang::NamedDecl* d : where->getPrimaryContext()->lookup(key)) {
+        if (i + 1 == parts.size()) found.push_back(d);
+        else if (next == nullptr) next = context_of(d);
+      }
+      if (!found.empty() || next != nullptr) break;
     }
     scope = next;
   }

@@ -168,11 +168,21 @@ RunOutcome CppInterpreter::run(const std::vector<std::string>& pieces, Step step
   };
   // The check pass (check_pass.hpp): a cell that does not compile never reaches the real state.
   const CheckResult check = check_compiles(*clang(), pieces);
-  if (check.clang_crashed_with != 0)
-    return compile_error(check.diagnostics + "\nclang crashed (signal " + std::to_string(check.clang_crashed_with) +
-                             ") while compiling this cell, in the kernel's check pass: nothing of it was kept, "
-                             "and the kernel is as it was before the cell",
-                         "CompilerCrash");
+  if (check.clang_crashed_with != 0) {
+    // A compile error of the cell, with its text: clang itself failed on it (only in the check pass's copy).
+    compile_error(check.diagnostics, "CompileError");
+    outcome.evalue = "clang crashed (signal " + std::to_string(check.clang_crashed_with) +
+                     ") while compiling this cell; nothing of it was kept, and the kernel is as it was before it";
+    outcome.traceback.insert(outcome.traceback.begin(), outcome.evalue);
+    std::vector<std::string> cell;  // (a later piece starts with blank lines for the ones before it)
+    for (const std::string& piece : pieces) {
+      const std::vector<std::string> lines = lines_of(without_wrappers(piece));
+      cell.insert(cell.end(), lines.begin() + static_cast<std::ptrdiff_t>(std::min(cell.size(), lines.size())), lines.end());
+    }
+    for (std::size_t line = 0; line < cell.size(); ++line)
+      outcome.traceback.push_back(std::to_string(line + 1) + " | " + cell[line]);
+    return outcome;
+  }
   if (!check.compiles) return compile_error(check.diagnostics, "CompileError");
 
   for (std::size_t i = 0; i < pieces.size() && outcome.status == RunOutcome::ok; ++i) {

@@ -161,12 +161,30 @@ void set_sigint_blocked(bool blocked) {
 // (What the cell was doing is left half done, and a crash inside a library may have left it
 // inconsistent, but the learner's earlier work is still there.) Not in the cell's code or not
 // on the main thread: the default action, as before.
+// A crash on a thread that the running cell started ends the cell the same way: that thread stops
+// for good (it waits in its handler, holding nothing of the kernel's), and the main thread, told by
+// kThreadCrashed, jumps out of the cell (a t.join() included) with the crash's signal.
+constexpr int kThreadCrashed = SIGUSR2;
+volatile std::sig_atomic_t thread_crash_signal = 0;
+
 void on_crash(int sig, siginfo_t*, void*) {
   if (running_cell_code && pthread_equal(pthread_self(), main_thread)) {
     running_cell_code = 0;
     siglongjmp(interrupt_jump, sig);
   }
+  if (running_cell_code && thread_crash_signal == 0) {
+    thread_crash_signal = sig;
+    pthread_kill(main_thread, kThreadCrashed);
+    for (;;) pause();
+  }
   signal(sig, SIG_DFL);  // the fault happens again on return, and ends the process
+}
+
+void on_thread_crashed(int, siginfo_t*, void*) {
+  if (running_cell_code && thread_crash_signal != 0) {
+    running_cell_code = 0;
+    siglongjmp(interrupt_jump, thread_crash_signal);
+  }
 }
 
 }  // namespace
@@ -193,6 +211,11 @@ void install_interrupt_handler() {
   crash.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&crash.sa_mask);
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &crash, nullptr);
+  struct sigaction thread_crashed {};
+  thread_crashed.sa_sigaction = on_thread_crashed;
+  thread_crashed.sa_flags = SA_SIGINFO;
+  sigemptyset(&thread_crashed.sa_mask);
+  sigaction(kThreadCrashed, &thread_crashed, nullptr);
 }
 
 void discard_pending_interrupts() {
@@ -208,6 +231,7 @@ int run_interruptibly(const std::function<void()>& body) {
   if (const int stopped_by = sigsetjmp(interrupt_jump, 1); stopped_by != 0) return stopped_by;
   cell_number = cell_number + 1;
   landing_armed = 0;
+  thread_crash_signal = 0;
   running_cell_code = 1;
   set_sigint_blocked(false);
   try {

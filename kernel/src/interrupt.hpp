@@ -1,6 +1,7 @@
 #pragma once
 // Jupyter's Interrupt (SIGINT) for the cells' code: how a running cell is stopped without
-// leaving a library's locks held; and a crash in a cell's code, which ends only that cell.
+// leaving a library's locks held; and a crash in a cell's code (or in a thread it started), which
+// ends only that cell.
 // The whole story is at the top of interrupt.cpp.
 
 #include <functional>
@@ -17,7 +18,7 @@ void install_interrupt_handler();
 void discard_pending_interrupts();
 
 // Runs a cell's code with Interrupt enabled: 0 if it finished, SIGINT if an interrupt ended
-// it, or the signal of a crash in it (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: the cell ends
+// it, or the signal of a crash in it or in a thread it started (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: the cell ends
 // with an error and the kernel lives on). An exception thrown by body passes through (with
 // SIGINT blocked again).
 int run_interruptibly(const std::function<void()>& body);

@@ -81,6 +81,21 @@ def start_kernel():
     return km, kc
 
 
+def with_kernel(checks):
+    """Starts a kernel, runs checks(kc), stops the kernel; returns the exit status (1 if a check failed)."""
+    km, kc = start_kernel()
+    try:
+        checks(kc)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        return 1
+    print("all checks passed")
+    return 0
+
+
 def kernel_stacks(km):
     """The kernel's threads' stacks (gdb), printed when a cell hangs, so the failure says where."""
     try:

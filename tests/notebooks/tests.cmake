@@ -95,3 +95,22 @@ set_tests_properties(notebook.browser PROPERTIES LABELS notebook TIMEOUT 900 ENV
 add_test(NAME notebook.script COMMAND ${PROJECT_SOURCE_DIR}/scripts/notebook.sh --check)
 set_tests_properties(notebook.script PROPERTIES LABELS notebook TIMEOUT 300
                      ENVIRONMENT "TAPEGRAD_BUILD_DIR=${PROJECT_BINARY_DIR};TAPEGRAD_NOTEBOOK_SKIP_BUILD=1")
+
+# Opening and saving a notebook through the Jupyter server leaves git clean: the kernelspec's display
+# name is the notebooks' "C++17" (issue 38).
+add_test(NAME notebook.save_clean
+         COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/save_clean.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT}
+                 ${PROJECT_SOURCE_DIR}/notebooks/01_tensors_and_tape.ipynb)
+set_tests_properties(notebook.save_clean PROPERTIES LABELS notebook TIMEOUT 300)
+
+# Issue 34's cells, through jupyter_client: raw strings and other lexical forms, a cell clang once crashed
+# on, values shown in cling's format, and ?name help (with comments, through using-directives).
+add_test(NAME notebook.kernel_cells
+         COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/kernel_cells.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT}
+                 --lib-dir $<TARGET_FILE_DIR:tapegrad> --include-dir ${PROJECT_SOURCE_DIR}/include)
+set_tests_properties(notebook.kernel_cells PROPERTIES LABELS notebook TIMEOUT 600 ENVIRONMENT "${_nb_env}")
+
+# xeus-cling's demo cells, written in the spirit of its own notebook, each with its output (issue 34).
+add_test(NAME notebook.xeus_cling_demo
+         COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/xeus_cling_demo.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT})
+set_tests_properties(notebook.xeus_cling_demo PROPERTIES LABELS notebook TIMEOUT 600 ENVIRONMENT "${_nb_env}")

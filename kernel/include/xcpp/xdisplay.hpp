@@ -79,7 +79,11 @@ struct result_sink {};
 
 template <class T>
 result_sink operator,(T&& value, result_sink) {
-  if constexpr (!std::is_base_of_v<std::ios_base, std::decay_t<T>>) display_with("execute_result", value, "");
+  if constexpr (!std::is_base_of_v<std::ios_base, std::decay_t<T>>) {
+    showing_lvalue() = std::is_lvalue_reference_v<T>;
+    display_with("execute_result", value, "");
+    showing_lvalue() = false;
+  }
   return {};
 }
 

@@ -6,8 +6,9 @@
 //
 //     nl::json mime_bundle_repr(const MyType& x);   // e.g. {"text/html": "<table>..."}
 //
-// xcpp::mime_bundle_repr below is the fallback for every other type: the value's
-// operator<< as text/plain if it has one, else its type name.
+// xcpp::mime_bundle_repr below is the fallback for every other type: text/plain, in cling's
+// format for standard containers and the like, else the value's operator<<, else its type name
+// (detail::plain_text).
 
 #include <cxxabi.h>
 
@@ -21,24 +22,36 @@
 
 #include <nlohmann/json.hpp>
 
+#include "xcpp/xprint_value.hpp"
+
 namespace nl = nlohmann;
 
 namespace xcpp {
 namespace detail {
 
-template <class T>
-auto plain_text(const T& value, int) -> decltype(std::declval<std::ostream&>() << value, std::string()) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
+// Set while the kernel shows a cell's value that is an lvalue (a variable): cling then writes the type
+// as `(std::vector<int> &)`.
+inline bool& showing_lvalue() {
+  static bool lvalue = false;
+  return lvalue;
 }
 
+// text/plain of a value: cling's format for containers, pair/tuple/optional, smart pointers, C arrays,
+// pointers and enums (xcpp/xprint_value.hpp); else what its operator<< prints (numbers, strings, xtensor
+// arrays, a user's type with its own operator<<); else its type.
 template <class T>
-std::string plain_text(const T&, long) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(typeid(T).name(), nullptr, nullptr, &status),
-                                              std::free);
-  return "(" + std::string(status == 0 && name ? name.get() : typeid(T).name()) + ")";
+std::string plain_text(const T& value) {
+  // (cling writes a pointer variable's type without the `&`)
+  const std::string type = "(" + type_name<T>() + (showing_lvalue() && !std::is_pointer_v<T> ? " &" : "") + ")";
+  if constexpr (cling_printed<T>) {
+    return type + " " + value_text(value);
+  } else if constexpr (has_ostream<T>::value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+  } else {
+    return type;
+  }
 }
 
 }  // namespace detail
@@ -46,7 +59,7 @@ std::string plain_text(const T&, long) {
 template <class T>
 nl::json mime_bundle_repr(const T& value) {
   nl::json bundle = nl::json::object();
-  bundle["text/plain"] = detail::plain_text(value, 0);
+  bundle["text/plain"] = detail::plain_text(value);
   return bundle;
 }
 
