@@ -205,7 +205,8 @@ TEST_CASE("the sweep's figures say what they show", "[lab]") {
   assemble(out, runs);
   // One run NaN at the end, another spiking above the loss plot's range.
   std::string curves = read_file(out + "/curves.csv");
-  const std::string spike_run = run_id(runs[0]) + ",post,1,4,0.01,0,0,3,";
+  const std::string spike_run = run_id(runs[0]) + ",post,1,4,0.01,0,0" + config_columns(runs[0]).substr(
+                                    config_columns(runs[0]).find(",ffn,")) + ",3,";
   const auto at = curves.find(spike_run);
   REQUIRE(at != std::string::npos);
   curves.replace(at + spike_run.size(), curves.find(',', at + spike_run.size()) - at - spike_run.size(), "7.5");
@@ -254,7 +255,8 @@ TEST_CASE("the sweep's figures say what they show", "[lab]") {
   std::vector<std::size_t> commas;
   for (std::size_t i = row; runs_csv[i] != '\n'; ++i)
     if (runs_csv[i] == ',') commas.push_back(i);
-  runs_csv.replace(commas[9] + 1, commas[10] - commas[9] - 1, "nan");  // column 11: eval_loss
+  const std::size_t k = commas.size() - 4;  // eval_loss's comma: eval_loss,failed,fail_step,fail_reason end the row
+  runs_csv.replace(commas[k] + 1, commas[k + 1] - commas[k] - 1, "nan");
   write_file_atomically(out + "/runs.csv", runs_csv);
   write_plot_scripts(out, g);
   CHECK(read_file(out + "/eval_vs_depth.gp").find("clipped / NaN") != std::string::npos);

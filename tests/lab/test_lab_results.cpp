@@ -1,6 +1,7 @@
 // The lab's results folder (per-run folders, assembled CSVs, summary) and the
 // replay records checked against PyTorch (tests/fixtures/replay/<placement>/).
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -132,7 +133,9 @@ TEST_CASE("assemble names the file, line and column of a value it cannot read", 
   std::vector<std::size_t> commas;
   for (std::size_t i = 0; i < row.size(); ++i)
     if (row[i] == ',') commas.push_back(i);
-  row.replace(commas[8] + 1, commas[9] - commas[8] - 1, "1.5x");  // column 10: train_loss
+  const std::string header = kRunsHeader.substr(0, kRunsHeader.find(",train_loss,"));
+  const auto k = static_cast<std::size_t>(std::count(header.begin(), header.end(), ','));  // train_loss's comma
+  row.replace(commas[k] + 1, commas[k + 1] - commas[k] - 1, "1.5x");
   write_file_atomically(dir + "/run.csv", row);
   std::string manifest = read_file(dir + "/manifest.txt");
   char sum[17];
