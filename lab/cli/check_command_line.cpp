@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <tuple>
 
 #include "tapegrad/lab/files.hpp"
 #include "tapegrad/lab/results_store.hpp"
@@ -14,14 +13,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// --jobs, checked as a run's counts are (Field::problem), though it is the program's, not the run's.
-std::size_t checked_jobs(long long jobs) {
-  Field f;
-  f.what = "the number of threads";
-  f.min = 1, f.max = kMaxJobs;
-  const std::string problem = f.problem(FieldValue(jobs));
-  if (!problem.empty()) throw BadArguments("--jobs: " + problem);
-  return static_cast<std::size_t>(jobs);
+// A count of the program, not of a run (--jobs, --grad-batches, --tracked-steps): min <= value <= max, said as
+// a run's counts are ("--jobs: the number of threads must be between 1 and 256, got 0").
+long long checked_count(const char* option, const char* what, long long value, long long min, long long max) {
+  if (value < min || value > max)
+    throw BadArguments(std::string(option) + ": " + what + " must be between " + std::to_string(min) + " and " +
+                       std::to_string(max) + ", got " + std::to_string(value));
+  return value;
 }
 
 // The option that sets a field, for messages: the name typed ("--precisions" or "--precision"), else its long
@@ -153,24 +151,18 @@ Command check_sweep_or_dump(const CommandLine& o) {
   if (o.allow_partial) throw BadArguments("--allow-partial is an option of merge only");
   Command c;
   c.grid = grid_of(o);
-  c.jobs = checked_jobs(o.jobs);
+  c.jobs = static_cast<std::size_t>(checked_count("--jobs", "the number of threads", o.jobs, 1, kMaxJobs));
   c.runs = runs_of(o, c.grid);
   c.plots = !o.no_plots;
   c.resume = o.resume;
   if (!o.diagnose.empty()) {
     if (o.resume || !o.shard.empty() || !o.dump.empty())
       throw BadArguments("--diagnose takes no --resume, --shard or --dump");
-    Field k, tracked;  // counts of the program, checked as a run's are
-    k.what = "the number of minibatches", k.min = 16, k.max = 4096;
-    tracked.what = "the number of tracked updates", tracked.min = 1, tracked.max = RunLimits::max_steps;
-    for (const auto& [option, field, value] : {std::tuple{"--grad-batches", &k, o.grad_batches},
-                                               std::tuple{"--tracked-steps", &tracked, o.tracked_steps}}) {
-      const std::string problem = field->problem(FieldValue(value));
-      if (!problem.empty()) throw BadArguments(std::string(option) + ": " + problem);
-    }
     c.mode = Command::Mode::diagnose;
-    c.grad_batches = static_cast<std::size_t>(o.grad_batches);
-    c.tracked_steps = static_cast<long>(o.tracked_steps);
+    c.grad_batches = static_cast<std::size_t>(
+        checked_count("--grad-batches", "the number of minibatches", o.grad_batches, 16, 4096));
+    c.tracked_steps = static_cast<long>(
+        checked_count("--tracked-steps", "the number of tracked updates", o.tracked_steps, 1, RunLimits::max_steps));
     c.out = o.diagnose;
     check_writable("--diagnose", c.out);
     return c;

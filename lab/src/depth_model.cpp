@@ -1,5 +1,7 @@
 #include "tapegrad/lab/depth_model.hpp"
 
+#include <cmath>
+
 #include "tapegrad/nn/ffn.hpp"
 #include "tapegrad/nn/init.hpp"
 #include "tapegrad/nn/residual_block.hpp"
@@ -49,7 +51,7 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"
                                                          c.placement, c.d, residual));
     }
   }
-  if (nn::needs_final_norm(c.placement))
+  if (has_final_norm(c))
     final_norm = register_module("final_norm", nn::make_norm(residual.norm, c.d, residual.eps));
   head = register_module("head", std::make_shared<nn::Linear>(c.d, c.classes, true, gen));
 
@@ -68,6 +70,10 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"
       }
     }
     xavier_linear(*head, 1.0, gen);
+  }
+  if (transformer && c.embed_scale == EmbedScale::unit) {  // the same draws, scaled: E||x_0||^2 = 2d/(2d) = 1
+    const double scale = 1.0 / std::sqrt(2.0 * static_cast<double>(c.d));
+    for (nn::Embedding* e : {token_embedding.get(), position_embedding.get()}) e->weight.mutable_value() *= scale;
   }
 }
 

@@ -23,9 +23,7 @@ std::vector<double> TrainLog::losses() const {
 }
 
 std::size_t eval_chunk_examples(const Dataset& data, std::size_t at_least) {
-  constexpr std::size_t min_rows = 1024;
-  const std::size_t labels = std::max<std::size_t>(data.labels_per_example(), 1);
-  return std::max({at_least, (min_rows + labels - 1) / labels, std::size_t{1}});
+  return eval_chunk_examples(data.labels_per_example(), at_least);
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> eval_chunks(std::size_t examples, std::size_t chunk_examples) {

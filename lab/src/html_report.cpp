@@ -9,6 +9,8 @@
 
 #include "tapegrad/debug/display.hpp"
 #include "tapegrad/lab/files.hpp"
+#include "tapegrad/lab/run_fields.hpp"
+#include "tapegrad/lab/summary.hpp"
 
 namespace tapegrad::lab {
 
@@ -54,19 +56,24 @@ std::string html_report(const std::string& out, const SweepGrid& grid, const std
        << link("output_change.csv", "output_change.csv") << ", " << link("summary.txt", "summary.txt") << ", "
        << link("sweep.json", "sweep.json") << ".</p>\n";
 
-  // Trained or failed, per placement, lr and warmup (rows) and depth (columns); the other axes
-  // (widths, steps, batches, seeds) counted together.
-  page << "<h2>Summary</h2>\n<table class=\"summary\"><tr><th>placement</th><th>lr</th><th>warmup</th>";
+  // Trained or failed, per summary row (a placement and a value of each listed setting, as summary.txt's),
+  // lr and warmup (rows) and depth (columns); the other axes (widths, steps, batches, seeds) counted together.
+  const auto listed = listed_settings(grid);
+  page << "<h2>Summary</h2>\n<table class=\"summary\"><tr><th>placement</th>";
+  for (const auto& setting : listed) page << "<th>" << escape_html(setting.first->key) << "</th>";
+  page << "<th>lr</th><th>warmup</th>";
   for (std::size_t d : grid.depths) page << "<th>L=" << d << "</th>";
   page << "</tr>\n";
-  for (nn::Placement p : grid.placements)
+  for (const SummaryRow& row : summary_rows(grid))
     for (double lr : grid.lrs)
       for (long w : grid.warmups) {
-        page << "<tr><td>" << escape_html(nn::to_string(p)) << "</td><td>" << number(lr) << "</td><td>" << w << "</td>";
+        page << "<tr><td>" << escape_html(nn::to_string(row.placement)) << "</td>";
+        for (const auto& setting : row.settings) page << "<td>" << escape_html(Field::text(setting.second)) << "</td>";
+        page << "<td>" << number(lr) << "</td><td>" << w << "</td>";
         for (std::size_t d : grid.depths) {
           std::size_t trained = 0, total = 0;
           for (const RunOutcome& o : outcomes)
-            if (o.config.placement == p && o.config.lr == lr && o.config.warmup == w && o.config.depth == d) {
+            if (row.has(o.config) && o.config.lr == lr && o.config.warmup == w && o.config.depth == d) {
               ++total;
               trained += o.failed ? 0 : 1;
             }

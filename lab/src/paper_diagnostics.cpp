@@ -15,11 +15,11 @@
 
 namespace tapegrad::lab {
 
-const char* const kExpectedGradsHeader =
-    "run,placement,depth,d,lr,warmup,seed,block,sublayer,expected_grad_norm,mean_batch_grad_norm,first_batch_grad_norm\n";
-const char* const kHiddenNormsHeader =
-    "run,placement,depth,d,lr,warmup,seed,layer,output_sq_norm,residual_sq_norm,lemma2_lower,lemma2_upper,compared\n";
-const char* const kUpdateSizesHeader = "run,placement,depth,d,lr,warmup,seed,step,step_lr,output_change\n";
+const std::string kExpectedGradsHeader =
+    config_header() + ",block,sublayer,expected_grad_norm,mean_batch_grad_norm,first_batch_grad_norm\n";
+const std::string kHiddenNormsHeader =
+    config_header() + ",layer,output_sq_norm,residual_sq_norm,lemma2_lower,lemma2_upper,compared\n";
+const std::string kUpdateSizesHeader = config_header() + ",step,step_lr,output_change\n";
 
 namespace {
 

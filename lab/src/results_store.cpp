@@ -6,17 +6,19 @@
 #include <sstream>
 
 #include "tapegrad/lab/files.hpp"
+#include "tapegrad/lab/run_fields.hpp"
 
 namespace tapegrad::lab {
 namespace fs = std::filesystem;
 
-const char* const kRunsHeader =
-    "run,placement,depth,d,lr,warmup,seed,steps,batch,train_loss,eval_loss,failed,fail_step,fail_reason\n";
-const char* const kCurvesHeader = "run,placement,depth,d,lr,warmup,seed,step,loss,grad_norm,step_lr,eval_loss\n";
-const char* const kInitGradsHeader =
-    "run,placement,depth,d,lr,warmup,seed,block,sublayer,weight_grad_norm,hidden_norm\n";
-const char* const kOutputChangeHeader =
-    "run,placement,depth,d,lr,warmup,seed,probe_rows,step_lr,output_rms,output_change\n";
+std::string config_header() { return "run,placement,depth,d,lr,warmup,seed" + setting_columns_header(); }
+
+// config_header() calls the field table's function-local statics, so these may be made in any order.
+const std::string kRunsHeader =
+    config_header() + ",steps,batch,train_loss,eval_loss,failed,fail_step,fail_reason\n";
+const std::string kCurvesHeader = config_header() + ",step,loss,grad_norm,step_lr,eval_loss\n";
+const std::string kInitGradsHeader = config_header() + ",block,sublayer,weight_grad_norm,hidden_norm\n";
+const std::string kOutputChangeHeader = config_header() + ",probe_rows,step_lr,output_rms,output_change\n";
 
 namespace {
 
@@ -36,6 +38,11 @@ std::vector<std::string> split(const std::string& line, char sep) {
   while (std::getline(in, part, sep)) parts.push_back(part);
   if (!line.empty() && line.back() == sep) parts.emplace_back();
   return parts;
+}
+
+// The number of columns of a run.csv row, as kRunsHeader has them.
+std::size_t run_columns() {
+  return static_cast<std::size_t>(std::count(kRunsHeader.begin(), kRunsHeader.end(), ',')) + 1;
 }
 
 std::size_t count_rows(const std::string& text) {
@@ -86,6 +93,7 @@ std::string config_columns(const RunConfig& c) {
   std::ostringstream s;
   s << run_id(c) << ',' << nn::to_string(c.placement) << ',' << c.depth << ',' << c.d << ',' << format_double(c.lr)
     << ',' << c.warmup << ',' << c.seed;
+  for (const Field* f : setting_columns()) s << ',' << setting_column_text(*f, c);
   return s.str();
 }
 
@@ -142,8 +150,15 @@ RunCheck check_run(const std::string& out, const RunConfig& c) {
       if (!std::getline(manifest, line))
         return damaged(std::string(kManifestFile) + " lists no " + name + " (written by an older tapegrad-depth?)");
       if (!fs::exists(dir / name, ec)) return damaged(std::string(name) + " is missing");
-      const std::string problem = mismatch(name, line, read_file((dir / name).string()));
+      const std::string content = read_file((dir / name).string());
+      const std::string problem = mismatch(name, line, content);
       if (!problem.empty()) return damaged(problem);
+      // A folder of a version with fewer setting columns is whole but not assembled with today's rows.
+      const std::string first = content.substr(0, content.find('\n'));
+      if (name == std::string(kRunFile) && split(first, ',').size() != run_columns())
+        return damaged(std::string(kRunFile) + ": " + std::to_string(split(first, ',').size()) +
+                       " columns, this version writes " + std::to_string(run_columns()) +
+                       " (written by an older tapegrad-depth?)");
     }
   } catch (const Error& e) {
     return damaged(e.what());
@@ -212,14 +227,15 @@ Assembly assemble(const std::string& out, const std::vector<RunConfig>& runs) {
     curves_csv += read_file((dir / kCurvesFile).string());
     init_csv += read_file((dir / kInitFile).string());
     change_csv += read_file((dir / kOutputChangeFile).string());
-    // run,placement,depth,d,lr,warmup,seed,steps,batch,train_loss,eval_loss,failed,fail_step,fail_reason
+    // kRunsHeader's columns: the config's, then steps,batch,train_loss,eval_loss,failed,fail_step,fail_reason
     const std::string file = (dir / kRunFile).string();
     const auto f = split(row.substr(0, row.find('\n')), ',');
-    if (f.size() != 14 || f[0] != run_id(c))
+    if (f.size() != run_columns() || f[0] != run_id(c))
       throw Error(file + ":1: not a run row of " + run_id(c) + " (damaged run folder?)");
-    const double fail_step = number_field(f[12], file, "fail_step");
-    a.outcomes.push_back({c, number_field(f[9], file, "train_loss"), number_field(f[10], file, "eval_loss"),
-                          f[11] == "1", static_cast<long>(fail_step), f[13]});
+    const std::size_t n = f.size();
+    const double fail_step = number_field(f[n - 2], file, "fail_step");
+    a.outcomes.push_back({c, number_field(f[n - 5], file, "train_loss"), number_field(f[n - 4], file, "eval_loss"),
+                          f[n - 3] == "1", static_cast<long>(fail_step), f[n - 1]});
   }
   write_file_atomically((fs::path(out) / "runs.csv").string(), runs_csv);
   write_file_atomically((fs::path(out) / "curves.csv").string(), curves_csv);

@@ -1,5 +1,6 @@
 #include "tapegrad/lab/run_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -62,9 +63,19 @@ void validate(const RunConfig& c) {
                              " MiB per run); use fewer blocks, a smaller width, batch or data set");
 }
 
+std::size_t eval_chunk_examples(std::size_t labels_per_example, std::size_t at_least) {
+  constexpr std::size_t min_rows = 1024;
+  const std::size_t labels = std::max<std::size_t>(labels_per_example, 1);
+  return std::max({at_least, (min_rows + labels - 1) / labels, std::size_t{1}});
+}
+
 std::uint64_t estimated_bytes(const RunConfig& c) {
   // Every factor is bounded by RunLimits or checked before, so no product overflows 64 bits.
   const std::uint64_t d = c.d, depth = c.depth, batch = c.batch, hidden = c.ffn_mult * d;
+  // An evaluation forwards its set in chunks (eval_chunks: fewer than twice the chunk's examples each), so it
+  // holds one chunk's activations, not the whole set's.
+  const std::uint64_t chunk = eval_chunk_examples(is_transformer(c) ? c.seq_len : 1, c.batch);
+  const std::uint64_t eval_examples = std::min<std::uint64_t>(c.eval_size, 2 * chunk - 1);
   if (is_transformer(c)) {
     // Per block: attention (4d² + 4d) and FFN (2·hidden·d + hidden + d) weights, four norms' worth;
     // per token and block: q, k, v, their heads, the scores (heads · S), the FFN hidden (3 tensors), norms.
@@ -73,7 +84,7 @@ std::uint64_t estimated_bytes(const RunConfig& c) {
                                  (c.classes + S) * d + (d + 1) * c.classes + 2 * d;
     const std::uint64_t saved_per_step = tokens * depth * (12 * d + 3 * c.heads * S + 3 * hidden + 8 * d);
     const std::uint64_t data = (std::uint64_t{c.train_size} + c.eval_size) * 2 * S;
-    const std::uint64_t eval_pass = std::uint64_t{c.eval_size} * S * (4 * d + 2 * c.heads * S + 2 * hidden);
+    const std::uint64_t eval_pass = eval_examples * S * (4 * d + 2 * c.heads * S + 2 * hidden);
     const std::uint64_t batch_indices = static_cast<std::uint64_t>(c.steps) * batch;
     return 8 * (4 * params + 2 * saved_per_step + data + eval_pass + batch_indices);
   }
@@ -81,8 +92,9 @@ std::uint64_t estimated_bytes(const RunConfig& c) {
       depth * (2 * hidden * d + hidden + 7 * d) + (c.d_in + 1) * d + (d + 1) * c.classes + 2 * d;  // FFNs, norms
   const std::uint64_t saved_per_step = batch * depth * (hidden * 3 + d * 8);  // FFN hidden (3 tensors), norms, residuals
   const std::uint64_t data = (std::uint64_t{c.train_size} + c.eval_size) * (c.d_in + 1);
+  const std::uint64_t eval_pass = eval_examples * (2 * hidden + 4 * d);  // a chunk's FFN hidden and residual
   const std::uint64_t batch_indices = static_cast<std::uint64_t>(c.steps) * batch;
-  return 8 * (4 * params + 2 * saved_per_step + data + batch_indices);
+  return 8 * (4 * params + 2 * saved_per_step + data + eval_pass + batch_indices);
 }
 
 std::string format_double(double x) {
@@ -147,13 +159,17 @@ FieldValue field_value_from_json(const Field& f, const nlohmann::json& j) {
   throw FieldError(f.key, "has the wrong type in JSON (" + std::string(j.type_name()) + ": " + j.dump() + ")");
 }
 
+bool has_final_norm(const RunConfig& c) {
+  return nn::needs_final_norm(c.placement) && c.final_norm_mode == FinalNormMode::automatic;
+}
+
 std::string to_json(const RunConfig& c) {
   nlohmann::ordered_json j;
   for (const Field& f : run_fields())
     if (!f.omitted_at_default || f.get(c) != f.get(RunConfig{})) j[f.key] = json_of(f.get(c));
   // Derived, for readers (tools/replay_torch.py) that should not recompute them.
   const auto dn = nn::deepnorm_constants(c.depth);
-  j["final_norm"] = nn::needs_final_norm(c.placement);
+  j["final_norm"] = has_final_norm(c);
   j["deepnorm_alpha"] = dn.alpha;
   j["deepnorm_beta"] = dn.beta;
   j["layer_norm_eps"] = nn::ResidualBlockOptions{}.eps;

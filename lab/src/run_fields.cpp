@@ -49,6 +49,17 @@ const std::vector<std::string>& choice_names<RunPrecision>() {
   return names;
 }
 
+template <>
+const std::vector<std::string>& choice_names<FinalNormMode>() {
+  static const std::vector<std::string> names{"auto", "none"};
+  return names;
+}
+template <>
+const std::vector<std::string>& choice_names<EmbedScale>() {
+  static const std::vector<std::string> names{"normal", "unit"};
+  return names;
+}
+
 template <class E>
 E parse_choice(const std::string& name) {
   const auto& names = choice_names<E>();
@@ -66,10 +77,14 @@ template Init parse_choice<Init>(const std::string&);
 template NormKind parse_choice<NormKind>(const std::string&);
 template Activation parse_choice<Activation>(const std::string&);
 template RunPrecision parse_choice<RunPrecision>(const std::string&);
+template FinalNormMode parse_choice<FinalNormMode>(const std::string&);
+template EmbedScale parse_choice<EmbedScale>(const std::string&);
 
 std::string to_string(Arch v) { return choice_names<Arch>().at(static_cast<std::size_t>(v)); }
 std::string to_string(Init v) { return choice_names<Init>().at(static_cast<std::size_t>(v)); }
 std::string to_string(NormKind v) { return choice_names<NormKind>().at(static_cast<std::size_t>(v)); }
+std::string to_string(FinalNormMode v) { return choice_names<FinalNormMode>().at(static_cast<std::size_t>(v)); }
+std::string to_string(EmbedScale v) { return choice_names<EmbedScale>().at(static_cast<std::size_t>(v)); }
 std::string to_string(RunPrecision v) { return choice_names<RunPrecision>().at(static_cast<std::size_t>(v)); }
 
 namespace {
@@ -97,10 +112,47 @@ Field::Kind kind_of() {
   else return Field::Kind::count;
 }
 
-// A row: the member, its role and texts; the range and the id/seed columns are set by the helpers below.
+// A row of the table under construction: made from the member of RunConfig (and the grid's list), then each
+// call sets one more column and hands the row on, so that a row reads left to right:
+//   axis("depth", ...).range(1, max_depth).id(2, S::always, "L").sweep_default("2,4,8,16,32")
+struct Row {
+  Field f;
+  Row&& range(long long min, long long max) && {
+    f.min = min, f.max = max;
+    return std::move(*this);
+  }
+  Row&& id(int rank, Field::Shown shown, const char* prefix, const char* suffix = "") && {
+    f.id_rank = rank, f.id_shown = shown, f.id_prefix = prefix, f.id_suffix = suffix;
+    return std::move(*this);
+  }
+  Row&& sweep_default(const char* words) && {
+    f.sweep_default = words;
+    return std::move(*this);
+  }
+  Row&& in_init_seed() && {
+    f.in_init_seed = true;
+    return std::move(*this);
+  }
+  Row&& transformer_only() && {
+    f.transformer_only = true;
+    return std::move(*this);
+  }
+  Row&& absent_means_default() && {
+    f.absent_means_default = true;
+    return std::move(*this);
+  }
+  // Left out of config.json and sweep.json at its default (and so absent from old files: its default).
+  Row&& omitted_at_default() && {
+    f.absent_means_default = f.omitted_at_default = true;
+    return std::move(*this);
+  }
+  operator Field() && { return std::move(f); }
+};
+
+// A row: the member, its role and texts.
 template <class T>
-Field row(const char* key, T RunConfig::*member, Field::Role role, const char* option, const char* what,
-          const char* help) {
+Row row(const char* key, T RunConfig::*member, Field::Role role, const char* option, const char* what,
+        const char* help) {
   Field f;
   f.key = f.sweep_key = key;
   f.option = option;
@@ -117,61 +169,46 @@ Field row(const char* key, T RunConfig::*member, Field::Role role, const char* o
     if (values.size() != 1) throw Error(std::string("sweep: ") + key + " takes one value per sweep");
     g.base.*member = from_value<T>(values[0]);
   };
-  return f;
+  return {std::move(f)};
 }
 
 // An axis: also its list in SweepGrid, and its place in the canonical order.
 template <class T>
-Field axis(const char* key, T RunConfig::*member, const char* list_key, std::vector<T> SweepGrid::*list, int rank,
-           const char* option, const char* what, const char* help) {
-  Field f = row(key, member, Field::Role::axis, option, what, help);
-  f.axis_rank = rank;
-  f.sweep_key = list_key;
-  f.grid_values = [list](const SweepGrid& g) {
+Row axis(const char* key, T RunConfig::*member, const char* list_key, std::vector<T> SweepGrid::*list, int rank,
+         const char* option, const char* what, const char* help) {
+  Row r = row(key, member, Field::Role::axis, option, what, help);
+  r.f.axis_rank = rank;
+  r.f.sweep_key = list_key;
+  r.f.grid_values = [list](const SweepGrid& g) {
     std::vector<FieldValue> out;
     for (const T& x : g.*list) out.push_back(to_value(x));
     return out;
   };
-  f.set_grid_values = [list](SweepGrid& g, const std::vector<FieldValue>& values) {
+  r.f.set_grid_values = [list](SweepGrid& g, const std::vector<FieldValue>& values) {
     (g.*list).clear();
     for (const FieldValue& v : values) (g.*list).push_back(from_value<T>(v));
   };
-  return f;
+  return r;
 }
 
 // A setting a sweep may list: its list in SweepGrid (empty or one value: base's).
 template <class T>
-Field setting(const char* key, T RunConfig::*member, std::vector<T> SweepGrid::*list, const char* option,
-              const char* what, const char* help) {
-  Field f = row(key, member, Field::Role::setting, option, what, help);
-  f.grid_values = [member, list](const SweepGrid& g) {
+Row setting(const char* key, T RunConfig::*member, std::vector<T> SweepGrid::*list, const char* option,
+            const char* what, const char* help) {
+  Row r = row(key, member, Field::Role::setting, option, what, help);
+  r.f.grid_values = [member, list](const SweepGrid& g) {
     std::vector<FieldValue> out;
     for (const T& x : g.*list) out.push_back(to_value(x));
     if (out.empty()) out.push_back(to_value(g.base.*member));
     return out;
   };
-  f.set_grid_values = [member, list](SweepGrid& g, const std::vector<FieldValue>& values) {
+  r.f.set_grid_values = [member, list](SweepGrid& g, const std::vector<FieldValue>& values) {
     (g.*list).clear();
     if (values.size() == 1) g.base.*member = from_value<T>(values[0]);  // one value: as before lists existed
     else
       for (const FieldValue& v : values) (g.*list).push_back(from_value<T>(v));
   };
-  return f;
-}
-
-Field&& range(Field&& f, long long min, long long max) {
-  f.min = min, f.max = max;
-  return std::move(f);
-}
-
-Field&& id(Field&& f, int rank, Field::Shown shown, const char* prefix, const char* suffix = "") {
-  f.id_rank = rank, f.id_shown = shown, f.id_prefix = prefix, f.id_suffix = suffix;
-  return std::move(f);
-}
-
-Field&& sweep_default(Field&& f, const char* words) {
-  f.sweep_default = words;
-  return std::move(f);
+  return r;
 }
 
 std::vector<Field> make_table() {
@@ -182,108 +219,115 @@ std::vector<Field> make_table() {
   std::vector<Field> t;
   // The swept axes. The rank is the canonical order (expand, sweep.json: placement outermost, seed innermost);
   // the id column gives "post_L8_d32_lr0.01_w0_T300_b64_s0".
-  t.push_back(sweep_default(id(axis("placement", &RunConfig::placement, "placements", &SweepGrid::placements, 1, "--placements",
-                                    "a placement", "Norm placements: post, pre, deepnorm, rezero, sandwich, none"),
-                               1, S::always, ""),
-                            "post,pre,deepnorm,rezero,sandwich,none"));
-  t.push_back(sweep_default(id(range(axis("depth", &RunConfig::depth, "depths", &SweepGrid::depths, 4, "--depths",
-                                          "a depth (number of blocks)", "Depths L (number of residual blocks)"),
-                                     1, static_cast<long long>(L::max_depth)),
-                               2, S::always, "L"),
-                            "2,4,8,16,32"));
-  t.push_back(id(range(axis("d", &RunConfig::d, "widths", &SweepGrid::widths, 5, "-d,--widths", "a width",
-                            "Widths d of the residual stream"),
-                       1, max_width),
-                 3, S::always, "d"));
+  t.push_back(axis("placement", &RunConfig::placement, "placements", &SweepGrid::placements, 1, "--placements",
+                   "a placement", "Norm placements: post, pre, deepnorm, rezero, sandwich, none")
+                  .id(1, S::always, "")
+                  .sweep_default("post,pre,deepnorm,rezero,sandwich,none"));
+  t.push_back(axis("depth", &RunConfig::depth, "depths", &SweepGrid::depths, 4, "--depths",
+                   "a depth (number of blocks)", "Depths L (number of residual blocks)")
+                  .range(1, static_cast<long long>(L::max_depth))
+                  .id(2, S::always, "L")
+                  .sweep_default("2,4,8,16,32"));
+  t.push_back(axis("d", &RunConfig::d, "widths", &SweepGrid::widths, 5, "-d,--widths", "a width",
+                   "Widths d of the residual stream")
+                  .range(1, max_width)
+                  .id(3, S::always, "d"));
   // Defaults chosen so that Post-Norm's breakdown shows in about a minute on 2 cores: at 3e-3 it trains to
   // depth 16 and collapses at 32; at 1e-2 it collapses from depth 16; a 100-step warmup rescues depth 32 at
   // 3e-3 (docs/lab.md).
-  t.push_back(sweep_default(id(axis("lr", &RunConfig::lr, "lrs", &SweepGrid::lrs, 2, "--lrs", "a learning rate",
-                                    "Peak learning rates of Adam"),
-                               4, S::always, "lr"),
-                            "3e-3,1e-2"));
-  t.push_back(sweep_default(id(range(axis("warmup", &RunConfig::warmup, "warmups", &SweepGrid::warmups, 3, "--warmups",
-                                          "a warmup (in steps)",
-                                          "Linear warmup lengths in steps (0: none): lr*min(1,(t+1)/W)"),
-                                     0, L::max_steps),
-                               5, S::always, "w"),
-                            "0,100"));
-  t.push_back(id(range(axis("seed", &RunConfig::seed, "seeds", &SweepGrid::seeds, 8, "--seeds", "a seed",
-                            "Seeds (each its own data, init and batches)"),
-                       0, std::numeric_limits<long long>::max()),
-                 8, S::always, "s"));
-  t.push_back(sweep_default(id(range(axis("steps", &RunConfig::steps, "steps", &SweepGrid::steps, 6, "--steps",
-                                          "the number of steps", "Training steps per run"),
-                                     1, L::max_steps),
-                               6, S::always, "T"),
-                            "200"));
-  t.push_back(id(range(axis("batch", &RunConfig::batch, "batches", &SweepGrid::batches, 7, "--batch", "a batch size",
-                            "Minibatch sizes (at most --train-size: a minibatch holds distinct examples)"),
-                       1, max_set),
-                 7, S::always, "b"));
+  t.push_back(axis("lr", &RunConfig::lr, "lrs", &SweepGrid::lrs, 2, "--lrs", "a learning rate",
+                   "Peak learning rates of Adam")
+                  .id(4, S::always, "lr")
+                  .sweep_default("3e-3,1e-2"));
+  t.push_back(axis("warmup", &RunConfig::warmup, "warmups", &SweepGrid::warmups, 3, "--warmups", "a warmup (in steps)",
+                   "Linear warmup lengths in steps (0: none): lr*min(1,(t+1)/W)")
+                  .range(0, L::max_steps)
+                  .id(5, S::always, "w")
+                  .sweep_default("0,100"));
+  t.push_back(axis("seed", &RunConfig::seed, "seeds", &SweepGrid::seeds, 8, "--seeds", "a seed",
+                   "Seeds (each its own data, init and batches)")
+                  .range(0, std::numeric_limits<long long>::max())
+                  .id(8, S::always, "s"));
+  t.push_back(axis("steps", &RunConfig::steps, "steps", &SweepGrid::steps, 6, "--steps", "the number of steps",
+                   "Training steps per run")
+                  .range(1, L::max_steps)
+                  .id(6, S::always, "T")
+                  .sweep_default("200"));
+  t.push_back(axis("batch", &RunConfig::batch, "batches", &SweepGrid::batches, 7, "--batch", "a batch size",
+                   "Minibatch sizes (at most --train-size: a minibatch holds distinct examples)")
+                  .range(1, max_set)
+                  .id(7, S::always, "b"));
   // The task: one value per sweep.
-  t.push_back(range(row("train_size", &RunConfig::train_size, R::task, "--train-size", "the train set size",
-                        "Train set size (drawn once per seed)"),
-                    1, max_set));
-  t.push_back(range(row("eval_size", &RunConfig::eval_size, R::task, "--eval-size", "the eval set size",
-                        "Eval set size (drawn once per seed)"),
-                    1, max_set));
-  t.push_back(range(row("d_in", &RunConfig::d_in, R::task, "", "the input width", ""), 1, max_width));
-  t.push_back(range(row("classes", &RunConfig::classes, R::task, "", "the number of classes", ""), 2, max_width));
-  t.push_back(range(row("teacher_hidden", &RunConfig::teacher_hidden, R::task, "", "the teacher's hidden width", ""),
-                    1, max_width));
-  t.push_back(range(row("eval_every", &RunConfig::eval_every, R::task, "--eval-every", "the eval interval",
-                        "Evaluate every this many steps (for the collapse criterion)"),
-                    1, L::max_steps));
+  t.push_back(row("train_size", &RunConfig::train_size, R::task, "--train-size", "the train set size",
+                  "Train set size (drawn once per seed)")
+                  .range(1, max_set));
+  t.push_back(row("eval_size", &RunConfig::eval_size, R::task, "--eval-size", "the eval set size",
+                  "Eval set size (drawn once per seed)")
+                  .range(1, max_set));
+  t.push_back(row("d_in", &RunConfig::d_in, R::task, "", "the input width", "").range(1, max_width));
+  t.push_back(row("classes", &RunConfig::classes, R::task, "", "the number of classes", "").range(2, max_width));
+  t.push_back(row("teacher_hidden", &RunConfig::teacher_hidden, R::task, "", "the teacher's hidden width", "")
+                  .range(1, max_width));
+  t.push_back(row("eval_every", &RunConfig::eval_every, R::task, "--eval-every", "the eval interval",
+                  "Evaluate every this many steps (for the collapse criterion)")
+                  .range(1, L::max_steps));
   // The architecture and its choices, mentioned in the run id only away from their defaults
   // ("..._s0_transformer_h4_S16_m2_xavier_rmsnorm_gelu"); arch, seq_len, ffn_mult and init change
   // what the init draws, so its seed mentions them the same way.
-  Field arch = id(row("arch", &RunConfig::arch, R::task, "--arch", "an architecture",
-                      "Architecture: ffn (FFN blocks on the teacher task) or transformer (attention + FFN blocks on "
-                      "the copy task)"),
-                  9, S::unless_default, "");
-  arch.in_init_seed = arch.absent_means_default = true;
-  t.push_back(std::move(arch));
-  Field init = id(setting("init", &RunConfig::init, &SweepGrid::inits, "--inits,--init", "an initialisation",
+  t.push_back(row("arch", &RunConfig::arch, R::task, "--arch", "an architecture",
+                  "Architecture: ffn (FFN blocks on the teacher task) or transformer (attention + FFN blocks on "
+                  "the copy task)")
+                  .id(9, S::unless_default, "")
+                  .in_init_seed()
+                  .absent_means_default());
+  t.push_back(setting("init", &RunConfig::init, &SweepGrid::inits, "--inits,--init", "an initialisation",
                       "Initialisations: pytorch (PyTorch's defaults) or xavier (the papers': Xavier-uniform Linear "
-                      "weights, zero biases)"),
-                  13, S::unless_default, "");
-  init.in_init_seed = true;
-  t.push_back(std::move(init));
-  t.push_back(id(setting("norm", &RunConfig::norm, &SweepGrid::norms, "--norms,--norm", "a norm",
-                     "The placement's norms and the final norm: layer (LayerNorm), rms (RMSNorm) or batch "
-                     "(BatchNorm over the batch, and over every position of it for transformer)"),
-                 14, S::unless_default, "", "norm"));
-  t.push_back(id(setting("activation", &RunConfig::activation, &SweepGrid::activations, "--activations,--activation", "an activation",
-                     "The FFN's activation: relu or gelu"),
-                 15, S::unless_default, ""));
-  Field ffn_mult = id(range(setting("ffn_mult", &RunConfig::ffn_mult, &SweepGrid::ffn_mults, "--ffn-mults,--ffn-mult",
-                                "the FFN width multiplier", "FFN hidden width = this times d"),
-                            1, static_cast<long long>(L::max_ffn_mult)),
-                      12, S::unless_default, "m");
-  ffn_mult.in_init_seed = true;
-  t.push_back(std::move(ffn_mult));
-  Field heads = id(range(setting("heads", &RunConfig::heads, &SweepGrid::head_counts, "--heads", "the number of heads",
-                             "transformer: attention heads (must divide every width)"),
-                         1, max_width),
-                   10, S::transformer_only, "h");
-  heads.transformer_only = true;
-  t.push_back(std::move(heads));
-  Field seq_len = id(range(setting("seq_len", &RunConfig::seq_len, &SweepGrid::seq_lens, "--seq-lens,--seq-len", "the sequence length",
-                               "transformer: tokens per sequence"),
-                           1, static_cast<long long>(L::max_seq_len)),
-                     11, S::transformer_only, "S");
-  seq_len.transformer_only = seq_len.in_init_seed = true;
-  t.push_back(std::move(seq_len));
+                      "weights, zero biases)")
+                  .id(13, S::unless_default, "")
+                  .in_init_seed());
+  t.push_back(setting("norm", &RunConfig::norm, &SweepGrid::norms, "--norms,--norm", "a norm",
+                      "The placement's norms and the final norm: layer (LayerNorm), rms (RMSNorm) or batch "
+                      "(BatchNorm over the batch, and over every position of it for transformer)")
+                  .id(14, S::unless_default, "", "norm"));
+  t.push_back(setting("activation", &RunConfig::activation, &SweepGrid::activations, "--activations,--activation",
+                      "an activation", "The FFN's activation: relu or gelu")
+                  .id(15, S::unless_default, ""));
+  t.push_back(setting("ffn_mult", &RunConfig::ffn_mult, &SweepGrid::ffn_mults, "--ffn-mults,--ffn-mult",
+                      "the FFN width multiplier", "FFN hidden width = this times d")
+                  .range(1, static_cast<long long>(L::max_ffn_mult))
+                  .id(12, S::unless_default, "m")
+                  .in_init_seed());
+  t.push_back(setting("heads", &RunConfig::heads, &SweepGrid::head_counts, "--heads", "the number of heads",
+                      "transformer: attention heads (must divide every width)")
+                  .range(1, max_width)
+                  .id(10, S::transformer_only, "h")
+                  .transformer_only());
+  t.push_back(setting("seq_len", &RunConfig::seq_len, &SweepGrid::seq_lens, "--seq-lens,--seq-len",
+                      "the sequence length", "transformer: tokens per sequence")
+                  .range(1, static_cast<long long>(L::max_seq_len))
+                  .id(11, S::transformer_only, "S")
+                  .transformer_only()
+                  .in_init_seed());
   // Not in the init seed: every precision starts from the same float64 draw, rounded to its format.
-  Field precision = id(setting("precision", &RunConfig::precision, &SweepGrid::precisions, "--precisions,--precision",
-                               "a precision",
-                               "Number formats (emulated): fp64 (the default), fp32, bf16, fp16 (the whole model "
-                               "in it), bf16-mixed, fp16-mixed (float32 master weights and a dynamic loss scale, "
-                               "as AMP), bf16-mixed-noscale, fp16-mixed-noscale (master weights only)"),
-                       16, S::unless_default, "");
-  precision.absent_means_default = precision.omitted_at_default = true;
-  t.push_back(std::move(precision));
+  t.push_back(setting("precision", &RunConfig::precision, &SweepGrid::precisions, "--precisions,--precision",
+                      "a precision",
+                      "Number formats (emulated): fp64 (the default), fp32, bf16, fp16 (the whole model "
+                      "in it), bf16-mixed, fp16-mixed (float32 master weights and a dynamic loss scale, "
+                      "as AMP), bf16-mixed-noscale, fp16-mixed-noscale (master weights only)")
+                  .id(16, S::unless_default, "")
+                  .omitted_at_default());
+  // The width study's checks, one value per sweep, in the id and the files only away from their defaults
+  // ("..._final-none", "..._embed-unit"). Neither changes what the init draws.
+  t.push_back(row("final_norm_mode", &RunConfig::final_norm_mode, R::task, "--final-norm-mode", "a final-norm mode",
+                  "auto (the placement's final norm: pre and sandwich have one) or none (no final norm)")
+                  .id(17, S::unless_default, "final-")
+                  .omitted_at_default());
+  t.push_back(row("embed_scale", &RunConfig::embed_scale, R::task, "--embed-scale", "an embedding scale",
+                  "transformer: normal (embeddings N(0,1), E||x_0||^2 = 2d) or unit (scaled to E||x_0||^2 = 1, "
+                  "Xiong et al.'s unit-norm inputs)")
+                  .id(18, S::unless_default, "embed-")
+                  .transformer_only()
+                  .omitted_at_default());
   return t;
 }
 
@@ -323,6 +367,24 @@ std::vector<std::pair<const Field*, std::vector<FieldValue>>> listed_settings(co
     if (!f.is_axis() && values.size() > 1) out.emplace_back(&f, std::move(values));
   }
   return out;
+}
+
+std::vector<const Field*> setting_columns() {
+  std::vector<const Field*> out;
+  for (const Field* f : id_fields_in_order())
+    if (!f->is_axis()) out.push_back(f);
+  return out;
+}
+
+std::string setting_columns_header() {
+  std::string header;
+  for (const Field* f : setting_columns()) header += "," + f->key;
+  return header;
+}
+
+std::string setting_column_text(const Field& f, const RunConfig& c) {
+  if (f.transformer_only && !is_transformer(c)) return "";
+  return Field::text(f.get(c));
 }
 
 bool shown_in_id(const Field& f, const RunConfig& c) {

@@ -10,33 +10,21 @@
 
 namespace tapegrad::lab {
 
-namespace {
+bool SummaryRow::has(const RunConfig& c) const {
+  if (c.placement != placement) return false;
+  for (const auto& [field, value] : settings)
+    if (field->get(c) != value) return false;
+  return true;
+}
 
-struct DepthVerdict {
-  std::size_t runs = 0, failed = 0;
-};
-
-// A row of the table: a placement, and a value of each setting the sweep lists several of ("post xavier").
-struct Row {
-  nn::Placement placement;
-  std::vector<std::pair<const Field*, FieldValue>> settings;
-  std::string label;
-  bool has(const RunConfig& c) const {
-    if (c.placement != placement) return false;
-    for (const auto& [field, value] : settings)
-      if (field->get(c) != value) return false;
-    return true;
-  }
-};
-
-std::vector<Row> rows_of(const SweepGrid& g) {
-  std::vector<Row> rows;
+std::vector<SummaryRow> summary_rows(const SweepGrid& g) {
+  std::vector<SummaryRow> rows;
   for (auto p : g.placements) rows.push_back({p, {}, nn::to_string(p)});
   for (const auto& [field, values] : listed_settings(g)) {
-    std::vector<Row> wider;
-    for (const Row& r : rows)
+    std::vector<SummaryRow> wider;
+    for (const SummaryRow& r : rows)
       for (const FieldValue& v : values) {
-        Row w = r;
+        SummaryRow w = r;
         w.settings.emplace_back(field, v);
         w.label += " " + Field::text(v);
         wider.push_back(w);
@@ -46,8 +34,14 @@ std::vector<Row> rows_of(const SweepGrid& g) {
   return rows;
 }
 
+namespace {
+
+struct DepthVerdict {
+  std::size_t runs = 0, failed = 0;
+};
+
 // One cell: a row at (lr, warmup), over the grid's depths.
-std::string cell(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, const Row& row, double lr, long warmup) {
+std::string cell(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, const SummaryRow& row, double lr, long warmup) {
   std::vector<DepthVerdict> per_depth(g.depths.size());
   for (const auto& o : outcomes) {
     if (!row.has(o.config) || o.config.lr != lr || o.config.warmup != warmup) continue;
@@ -81,7 +75,7 @@ std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& out
   for (double lr : g.lrs)
     for (long w : g.warmups) headers.push_back("lr=" + format_double(lr) + " warmup=" + std::to_string(w));
   std::vector<std::vector<std::string>> rows;
-  for (const Row& r : rows_of(g)) {
+  for (const SummaryRow& r : summary_rows(g)) {
     std::vector<std::string> row{r.label};
     for (double lr : g.lrs)
       for (long w : g.warmups) row.push_back(cell(g, outcomes, r, lr, w));

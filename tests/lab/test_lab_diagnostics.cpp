@@ -103,12 +103,17 @@ TEST_CASE("diagnostic CSVs: one row per (run, block, sublayer) and per run, byte
   std::string line;
   std::size_t n = 0;
   while (std::getline(rows, line)) {
-    CHECK(line.rfind(run_id(c) + ",pre,3,4,0.01,0,0," + std::to_string(n) + ",ffn.fc2.weight,", 0) == 0);
+    // The axes, then every setting (heads and seq_len, embed_scale empty for the FFN stack), then the block's.
+    CHECK(line.rfind(run_id(c) + ",pre,3,4,0.01,0,0,ffn,,,4,pytorch,layer,relu,fp64,auto,," + std::to_string(n) +
+                         ",ffn.fc2.weight,",
+                     0) == 0);
     ++n;
   }
   CHECK(n == 3);
   // The columns the headers promise.
-  CHECK(std::string(kInitGradsHeader) == "run,placement,depth,d,lr,warmup,seed,block,sublayer,weight_grad_norm,hidden_norm\n");
+  CHECK(kInitGradsHeader ==
+        "run,placement,depth,d,lr,warmup,seed,arch,heads,seq_len,ffn_mult,init,norm,activation,precision,"
+        "final_norm_mode,embed_scale,block,sublayer,weight_grad_norm,hidden_norm\n");
   const std::string row = output_change_row(a), header = kOutputChangeHeader;
   CHECK(std::count(row.begin(), row.end(), ',') == std::count(header.begin(), header.end(), ','));
 }
@@ -200,7 +205,8 @@ TEST_CASE("the sweep's figures say what they show", "[lab]") {
   assemble(out, runs);
   // One run NaN at the end, another spiking above the loss plot's range.
   std::string curves = read_file(out + "/curves.csv");
-  const std::string spike_run = run_id(runs[0]) + ",post,1,4,0.01,0,0,3,";
+  const std::string spike_run = run_id(runs[0]) + ",post,1,4,0.01,0,0" + config_columns(runs[0]).substr(
+                                    config_columns(runs[0]).find(",ffn,")) + ",3,";
   const auto at = curves.find(spike_run);
   REQUIRE(at != std::string::npos);
   curves.replace(at + spike_run.size(), curves.find(',', at + spike_run.size()) - at - spike_run.size(), "7.5");
@@ -249,7 +255,8 @@ TEST_CASE("the sweep's figures say what they show", "[lab]") {
   std::vector<std::size_t> commas;
   for (std::size_t i = row; runs_csv[i] != '\n'; ++i)
     if (runs_csv[i] == ',') commas.push_back(i);
-  runs_csv.replace(commas[9] + 1, commas[10] - commas[9] - 1, "nan");  // column 11: eval_loss
+  const std::size_t k = commas.size() - 4;  // eval_loss's comma: eval_loss,failed,fail_step,fail_reason end the row
+  runs_csv.replace(commas[k] + 1, commas[k + 1] - commas[k] - 1, "nan");
   write_file_atomically(out + "/runs.csv", runs_csv);
   write_plot_scripts(out, g);
   CHECK(read_file(out + "/eval_vs_depth.gp").find("clipped / NaN") != std::string::npos);

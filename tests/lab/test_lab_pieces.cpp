@@ -83,6 +83,16 @@ TEST_CASE("validate refuses runs beyond the limits, before any allocation", "[la
   c.d = RunLimits::max_width;
   CHECK(estimated_bytes(c) > RunLimits::max_bytes);
   CHECK_THROWS_WITH(validate(c), Catch::Contains("MiB per run"));
+  // An evaluation holds one chunk's activations (eval_chunks), so a larger eval set costs only its data:
+  // 2 numbers (tokens, labels) per position for the Transformer, d_in + 1 per example for the FFN stack.
+  for (Arch arch : {Arch::ffn, Arch::transformer}) {
+    RunConfig small = tiny_run(nn::Placement::pre);
+    small.arch = arch, small.d = 64, small.heads = 4, small.seq_len = 16, small.eval_size = 10000;
+    RunConfig large = small;
+    large.eval_size = 100000;
+    const std::uint64_t per_example = arch == Arch::transformer ? 2 * 16 : small.d_in + 1;
+    CHECK(estimated_bytes(large) - estimated_bytes(small) == 8 * 90000 * per_example);
+  }
   // The default sweep's deepest run is far below it (a few MiB).
   c = tiny_run(nn::Placement::post);
   c.depth = 32, c.d = 32, c.batch = 64, c.steps = 200, c.train_size = 2048, c.eval_size = 1024;

@@ -1,6 +1,8 @@
 // The lab's results folder (per-run folders, assembled CSVs, summary) and the
 // replay records checked against PyTorch (tests/fixtures/replay/<placement>/).
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -103,6 +105,18 @@ TEST_CASE("check_run: a finished run's files must match its manifest", "[lab]") 
   CHECK(check_run(out, c).problem == "manifest.txt lists no output_change.csv (written by an older tapegrad-depth?)");
   write_file_atomically(dir + "/manifest.txt", manifest);
   CHECK(check_run(out, c).state == RunCheck::State::finished);
+  // A folder of a version before the setting columns: whole (its manifest matches), but run again rather than
+  // assembled beside rows with more columns.
+  const std::string row = read_file(dir + "/run.csv");
+  const std::string settings = row.substr(0, row.find(",ffn,,,")) + row.substr(row.find(",fp64,auto,,") + 11);
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(stable_hash(settings)));
+  write_file_atomically(dir + "/run.csv", settings);
+  write_file_atomically(dir + "/manifest.txt", "run.csv 1 " + std::string(hash) + "\n" +
+                                                   manifest.substr(manifest.find('\n') + 1));
+  CHECK(check_run(out, c).problem == "run.csv: 14 columns, this version writes 24 (written by an older tapegrad-depth?)");
+  write_file_atomically(dir + "/run.csv", row);
+  write_file_atomically(dir + "/manifest.txt", manifest);
   fs::remove(dir + "/manifest.txt");
   CHECK_THAT(check_run(out, c).problem, Catch::Contains("manifest.txt is missing"));
   fs::remove_all(out);
@@ -119,7 +133,9 @@ TEST_CASE("assemble names the file, line and column of a value it cannot read", 
   std::vector<std::size_t> commas;
   for (std::size_t i = 0; i < row.size(); ++i)
     if (row[i] == ',') commas.push_back(i);
-  row.replace(commas[8] + 1, commas[9] - commas[8] - 1, "1.5x");  // column 10: train_loss
+  const std::string header = kRunsHeader.substr(0, kRunsHeader.find(",train_loss,"));
+  const auto k = static_cast<std::size_t>(std::count(header.begin(), header.end(), ','));  // train_loss's comma
+  row.replace(commas[k] + 1, commas[k + 1] - commas[k] - 1, "1.5x");
   write_file_atomically(dir + "/run.csv", row);
   std::string manifest = read_file(dir + "/manifest.txt");
   char sum[17];

@@ -8,6 +8,7 @@
 
 #include "lab/lab_helpers.hpp"
 #include "helpers.hpp"
+#include "tapegrad/lab/depth_model.hpp"
 #include "tapegrad/lab/depth_run.hpp"
 #include "tapegrad/lab/replay.hpp"
 #include "tapegrad/lab/run_fields.hpp"
@@ -304,4 +305,49 @@ TEST_CASE("the default FFN lab is unchanged by the options", "[lab]") {
     REQUIRE(ours.size() == recorded.size());
     for (std::size_t i = 0; i < ours.size(); ++i) CHECK(ours[i] == Approx(recorded[i]).epsilon(1e-13));
   }
+}
+
+TEST_CASE("the width study's checks: no final norm, unit-norm embeddings", "[lab]") {
+  using nn::Placement;
+  auto names = [](const RunConfig& c) {
+    Generator gen(init_seed(c));
+    DepthModel m(c, gen);
+    std::vector<std::string> out;
+    for (const auto& [name, t] : m.named_parameters()) out.push_back(name);
+    return out;
+  };
+  RunConfig pre = tiny_transformer(Placement::pre), bare = pre;
+  bare.final_norm_mode = FinalNormMode::none;
+  CHECK(has_name(names(pre), "final_norm.weight"));
+  CHECK_FALSE(has_name(names(bare), "final_norm.weight"));
+  CHECK(run_id(bare) == run_id(pre) + "_final-none");
+  CHECK(init_seed(bare) == init_seed(pre));  // the same draws, one module fewer (a norm draws nothing)
+  // The replay record says so (tools/replay_torch.py builds its model from "final_norm"); at the default the
+  // field is not written, so older records read back the same.
+  CHECK(to_json(bare).find("\"final_norm\": false") != std::string::npos);
+  CHECK(to_json(pre).find("final_norm_mode") == std::string::npos);
+  CHECK(run_config_from_json(to_json(bare)) == bare);
+
+  RunConfig unit = pre;
+  unit.embed_scale = EmbedScale::unit;
+  CHECK(run_id(unit) == run_id(pre) + "_embed-unit");
+  Generator g1(init_seed(pre)), g2(init_seed(unit));
+  DepthModel a(pre, g1), b(unit, g2);
+  const double scale = 1.0 / std::sqrt(2.0 * static_cast<double>(pre.d));
+  const Array expected = a.token_embedding->weight.value() * scale;
+  CHECK(xt::allclose(b.token_embedding->weight.value(), expected, 1e-15, 0.0));
+  CHECK(b.fc2_weight(1).value() == a.fc2_weight(1).value());  // the blocks' draws unchanged
+  // E||x_0||^2 per token = 1 (each coordinate of token + position N(0, 1/(2d)) + N(0, 1/(2d))): over a large d.
+  RunConfig wide = unit;
+  wide.d = 512, wide.heads = 2, wide.seq_len = 64, wide.classes = 64;
+  Generator g3(init_seed(wide));
+  DepthModel w(wide, g3);
+  const Array tok = w.token_embedding->weight.value(), pos = w.position_embedding->weight.value();
+  double sum = 0;
+  for (std::size_t t = 0; t < wide.seq_len; ++t)
+    for (std::size_t j = 0; j < wide.d; ++j) {
+      const double x = tok(t, j) + pos(t, j);
+      sum += x * x;
+    }
+  CHECK(sum / static_cast<double>(wide.seq_len) == Approx(1.0).epsilon(0.1));
 }

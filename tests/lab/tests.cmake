@@ -59,6 +59,13 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Release" AND NOT TAPEGRAD_SANITIZE)
     ENVIRONMENT "OPENBLAS_NUM_THREADS=1"
     LABELS "lab"
     TIMEOUT 900)
+  # The width study's committed tables, data and docs (width_tables_test.sh: the table step on the committed
+  # data, the docs quoting it, and 8 of its runs re-run; a few seconds).
+  add_test(NAME lab.width_tables
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/width_tables_test.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/lab-widths)
+  set_tests_properties(lab.width_tables PROPERTIES PASS_REGULAR_EXPRESSION "PASS: width_tables"
+    FAIL_REGULAR_EXPRESSION "FAIL:" ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;docs" TIMEOUT 300)
 endif()
 
 # tools/paper_diagnostics.py on --diagnose output at one depth and at two learning rates (paper_diagnostics_test.sh).
@@ -67,3 +74,10 @@ add_test(NAME lab.paper_diagnostics
           ${CMAKE_CURRENT_BINARY_DIR}/lab-paper-diagnostics)
 set_tests_properties(lab.paper_diagnostics PROPERTIES PASS_REGULAR_EXPRESSION "PASS: paper_diagnostics"
   FAIL_REGULAR_EXPRESSION "FAIL:" ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS lab TIMEOUT 300)
+# Every setting a column of the per-run CSVs, grouped by with the csv module (listed_columns_test.py says what
+# it checks): a 16-run sweep of 6 steps and a --diagnose of 2 runs.
+add_test(NAME lab.cli.listed_columns
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/listed_columns_test.py $<TARGET_FILE:tapegrad-depth>
+          ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/listed_columns)
+set_tests_properties(lab.cli.listed_columns PROPERTIES PASS_REGULAR_EXPRESSION "PASS: listed_columns"
+  FAIL_REGULAR_EXPRESSION "FAIL:" ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;cli" TIMEOUT 300)

@@ -60,9 +60,9 @@ std::pair<double, double> lemma2_bounds(nn::Placement placement, std::size_t lay
 PaperDiagnostics paper_diagnostics(const RunConfig& config, std::size_t batches, long tracked);
 
 // The CSVs' header lines and rows (the columns run,placement,depth,d,lr,warmup,seed first, as every CSV's).
-extern const char* const kExpectedGradsHeader;
-extern const char* const kHiddenNormsHeader;
-extern const char* const kUpdateSizesHeader;
+extern const std::string kExpectedGradsHeader;
+extern const std::string kHiddenNormsHeader;
+extern const std::string kUpdateSizesHeader;
 std::string expected_grad_rows(const RunConfig& config, const PaperDiagnostics& diagnostics);
 std::string hidden_norm_rows(const RunConfig& config, const PaperDiagnostics& diagnostics);
 std::string update_size_rows(const RunConfig& config, const PaperDiagnostics& diagnostics);

@@ -24,12 +24,14 @@
 namespace tapegrad::lab {
 
 // The header lines of the four CSVs.
-extern const char* const kRunsHeader;
-extern const char* const kCurvesHeader;
-extern const char* const kInitGradsHeader;     // one row per (run, block, sublayer): diagnostics.hpp
-extern const char* const kOutputChangeHeader;  // one row per run: diagnostics.hpp
+extern const std::string kRunsHeader;
+extern const std::string kCurvesHeader;
+extern const std::string kInitGradsHeader;     // one row per (run, block, sublayer): diagnostics.hpp
+extern const std::string kOutputChangeHeader;  // one row per run: diagnostics.hpp
 
-// The columns every CSV starts with, which run a row is of: "run,placement,depth,d,lr,warmup,seed".
+// The columns every CSV starts with, which run a row is of: "run,placement,depth,d,lr,warmup,seed", then
+// every setting (setting_columns(): arch,heads,seq_len,ffn_mult,init,norm,activation,precision).
+std::string config_header();
 std::string config_columns(const RunConfig& config);
 
 // The rows of one run, as written to its folder.

@@ -42,6 +42,14 @@ enum class NormKind { layer, rms, batch };       // LayerNorm, RMSNorm, BatchNor
 // train the whole model in that format (every op's output, gradient, parameter and Adam's state rounded to it,
 // as model.half() does); the -mixed ones keep float32 master weights with Adam's state in float32 and scale the
 // loss (GradScaler's dynamic rule), as AMP does; -mixed-noscale keeps the master weights without a loss scale.
+// The final norm before the head: automatic (the placement's: pre and sandwich have one) or none.
+enum class FinalNormMode { automatic, none };
+// The Transformer's embeddings: normal (N(0, 1) each, so E||x_0||^2 = 2d per token) or unit (the same draws
+// times 1/sqrt(2d): E||x_0||^2 = 1, the unit-norm inputs Xiong et al.'s analysis assumes).
+enum class EmbedScale { normal, unit };
+std::string to_string(FinalNormMode value);
+std::string to_string(EmbedScale value);
+
 enum class RunPrecision { fp64, fp32, bf16, fp16, bf16_mixed, fp16_mixed, bf16_mixed_noscale, fp16_mixed_noscale };
 
 std::string to_string(Arch value);
@@ -78,6 +86,10 @@ struct RunConfig {
   std::size_t heads = 4;              // transformer: attention heads (d % heads == 0)
   std::size_t seq_len = 16;           // transformer: tokens per sequence
   RunPrecision precision = RunPrecision::fp64;  // not in config.json, sweep.json or the run id at fp64
+  // Two departures from the lab's model, to test why a finding of the papers does not reproduce (the width
+  // study, scripts/lab-widths.sh); like precision, absent from config.json, sweep.json and the id by default.
+  FinalNormMode final_norm_mode = FinalNormMode::automatic;  // none: no final norm even where the placement has one
+  EmbedScale embed_scale = EmbedScale::normal;  // transformer: unit: embeddings drawn N(0,1), scaled to E||x_0||^2 = 1
 
   bool operator==(const RunConfig& other) const;  // every field of the table equal
   bool operator!=(const RunConfig& other) const { return !(*this == other); }
@@ -101,6 +113,14 @@ struct RunLimits {
 std::uint64_t estimated_bytes(const RunConfig& config);
 
 inline bool is_transformer(const RunConfig& config) { return config.arch == Arch::transformer; }
+// The examples of one evaluation forward, from the labels per example (1, or seq_len for the Transformer):
+// at least 1024 rows of activations and at least `at_least` examples (depth_run.hpp's eval_chunk_examples
+// says why). Here, below the run, so that the memory estimate counts one chunk, not the whole eval set.
+std::size_t eval_chunk_examples(std::size_t labels_per_example, std::size_t at_least);
+
+// Whether the model has a norm before its head: the placement's need (nn::needs_final_norm), unless
+// final_norm_mode is none.
+bool has_final_norm(const RunConfig& config);
 
 // The sequence task's rule: the label at position t is the token kCopyOffset positions earlier.
 constexpr std::size_t kCopyOffset = 2;

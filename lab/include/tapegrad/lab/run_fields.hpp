@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-#include "tapegrad/lab/sweep.hpp"
+#include "tapegrad/lab/sweep_grid.hpp"
 
 namespace tapegrad::lab {
 
@@ -84,6 +84,18 @@ std::vector<const Field*> id_fields_in_order();
 // The settings a sweep lists several values of (--precisions fp64,fp16), with those values, in the table's
 // order: the summary's rows and the figures' choice of runs.
 std::vector<std::pair<const Field*, std::vector<FieldValue>>> listed_settings(const SweepGrid& grid);
+
+// The settings every per-run CSV row carries after the axes' columns (run,placement,depth,d,lr,warmup,seed):
+// the fields of the run id that are no axis (arch, heads, seq_len, ffn_mult, init, norm, activation,
+// precision), in the id's order, each named by its key. All of them always, whatever the sweep lists: a run's
+// rows are written to its folder, which a later sweep that lists other values may --resume, so they cannot
+// depend on the grid; and one header per file lets sweeps be read side by side.
+std::vector<const Field*> setting_columns();
+// ",arch,heads,...": the header's part for them.
+std::string setting_columns_header();
+// A run's value in a setting column: the field's text, or "" for a transformer-only field of an FFN run
+// (heads and seq_len mean nothing there; the run id leaves them out too).
+std::string setting_column_text(const Field& field, const RunConfig& config);
 
 // Whether the run id (and the init seed) mention the field for this run.
 bool shown_in_id(const Field& field, const RunConfig& config);
