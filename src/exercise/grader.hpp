@@ -76,6 +76,10 @@ struct RunResult {
   std::string printed;
 };
 RunResult run_isolated(const std::function<Outputs()>& job, bool isolate, double timeout_seconds);
+// The diagnosis when the learner's code did not return outputs ("" when it did), and its hint
+// (run_errors.cpp).
+std::string run_error_id(const RunResult& r);
+Text run_error_hint(const std::string& id);
 
 // ---- helpers the exercises share ----
 // Random arrays from the library's Generator (the same numbers everywhere).
