@@ -206,6 +206,7 @@ Report grade(const Spec& spec, const Options& options) {
   std::vector<CaseResult> results;
   std::vector<std::string> row_function;  // the learner's function behind each row
   std::string first_error;
+  std::string pitfall;  // the first C++ pitfall a sanitizer reported
   bool value_failure = false, stopped = false;
 
   for (std::size_t ci = 0; ci < spec.cases.size(); ++ci) {
@@ -244,6 +245,7 @@ Report grade(const Spec& spec, const Options& options) {
       } else {
         const std::string id = run_error_id(r);
         if (first_error.empty()) first_error = id;
+        if (pitfall.empty() && is_cpp_pitfall(id)) pitfall = id, report.location = r.sanitizer.location;
         report.rows.push_back({static_cast<int>(ci), label, part.function + "()", false, r.message});
         row_function.push_back(part.function);
         if (r.status == RunResult::timeout) stopped = true;
@@ -267,6 +269,7 @@ Report grade(const Spec& spec, const Options& options) {
     results.push_back(std::move(cr));
   }
 
+  for (std::size_t i = 0; i < report.rows.size(); ++i) report.rows[i].function = row_function[i];
   for (std::size_t i = 0; i < report.rows.size(); ++i)
     if (!report.rows[i].passed) {
       report.first_failing_case = report.rows[i].case_index;
@@ -276,6 +279,12 @@ Report grade(const Spec& spec, const Options& options) {
   report.passed = report.first_failing_case < 0 && !report.rows.empty();
   if (report.passed) return report;
 
+  // A C++ pitfall a sanitizer found outranks the catalogue: the values of such code mean nothing.
+  if (!pitfall.empty()) {
+    report.diagnosis = pitfall;
+    report.hint = run_error_hint(pitfall).in(lang);
+    return report;
+  }
   // The diagnosis: the first catalogued mistake whose results the learner's match on every output
   // that ran (by value, or by the pattern of failures for the rounding-noise mistakes).
   if (value_failure) {
