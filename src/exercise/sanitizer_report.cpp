@@ -44,7 +44,10 @@ std::string location_str(const Frame& f) { return f.file + ":" + std::to_string(
 }  // namespace
 
 bool lazy_expression_line(const std::string& line) {
-  const std::string code = line.substr(0, line.find("//"));
+  // The code of the line: string literals (a hint that quotes the trap) and the comment dropped.
+  static const std::regex literal(R"("([^"\\]|\\.)*")");
+  std::string code = std::regex_replace(line, literal, "\"\"");
+  code = code.substr(0, code.find("//"));
   static const std::regex auto_expr(R"(^\s*(const\s+)?auto\s*&{0,2}\s*\w+\s*=.*\bxt::)");
   if (std::regex_search(code, auto_expr)) return true;
   // A keep_dims reduction that is not the whole right-hand side: `x - xt::mean(x, {1}, xt::keep_dims)`.

@@ -2,6 +2,7 @@
 // files of tests/exercises/pitfalls/ (paths rewritten to /src/...): the id, and the learner's line, not
 // the first frame (an xtensor header) nor the grader's frames below. And the compiler's warnings
 // (compiler_warnings.cpp) on GCC's real output for an uninitialised accumulator.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -79,6 +80,7 @@ TEST_CASE("lazy expression lines: keep_dims inside an expression, auto of an exp
   CHECK_FALSE(lazy_expression_line("  return x - xt::amax(x, {axis}, xt::keep_dims | xt::evaluation_strategy::immediate);"));
   CHECK_FALSE(lazy_expression_line("  auto n = x.size();"));
   CHECK_FALSE(lazy_expression_line("  double m = 0;  // not xt::mean(x, {1}, xt::keep_dims) here"));
+  CHECK_FALSE(lazy_expression_line("  return {\"x - xt::mean(x, {1}, xt::keep_dims) reads past\", \"\"};"));
 }
 
 TEST_CASE("compiler warnings: a failing check with maybe-uninitialized is uninitialized_variable at its line",
@@ -102,4 +104,29 @@ TEST_CASE("compiler warnings: a failing check with maybe-uninitialized is uninit
   tapegrad::exercise::add_compiler_warnings(other, captured("gcc_uninitialized.txt"), "/elsewhere/mine.cpp");
   CHECK(other.warnings.empty());
   CHECK(other.diagnosis.empty());
+}
+
+// "Say it before they hit it": the library, the lab and the reference solutions never write the trap
+// themselves (the pattern the grader names: a keep_dims reduction inside an expression, an `auto`
+// holding an xtensor expression), so a learner reading them learns the safe form.
+TEST_CASE("no lazy xtensor expression in the library, the lab or the solutions", "[exercise][sanitizer]") {
+  namespace fs = std::filesystem;
+  const fs::path root(TAPEGRAD_SOURCE_DIR);
+  std::vector<std::string> hits;
+  std::size_t files = 0;
+  for (const char* folder : {"src", "include", "lab", "exercises/solutions"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".hpp")) continue;
+      ++files;
+      std::ifstream in(entry.path());
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n)
+        if (lazy_expression_line(line)) hits.push_back(fs::relative(entry.path(), root).string() + ":" +
+                                                       std::to_string(n) + ": " + line);
+    }
+  }
+  CHECK(files > 50);
+  for (const std::string& h : hits) UNSCOPED_INFO(h);
+  CHECK(hits.empty());
 }
