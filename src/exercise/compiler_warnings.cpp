@@ -14,14 +14,6 @@ namespace {
 
 constexpr std::size_t kMaxWarnings = 5;
 
-bool same_file(const std::string& file, const std::string& source) {
-  if (source.empty()) return false;
-  auto ends_with = [](const std::string& s, const std::string& t) {
-    return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-  };
-  return file == source || ends_with(source, "/" + file) || ends_with(file, "/" + source);
-}
-
 }  // namespace
 
 void add_compiler_warnings(Report& report, const std::string& compiler_output, const std::string& source) {
@@ -32,7 +24,7 @@ void add_compiler_warnings(Report& report, const std::string& compiler_output, c
   std::set<std::string> seen;
   while (std::getline(in, text)) {
     std::smatch m;
-    if (!std::regex_match(text, m, warning) || !same_file(m[1], source)) continue;
+    if (!std::regex_match(text, m, warning) || !detail::same_source_file(m[1], source)) continue;
     const std::string at = std::string(m[1]) + ":" + std::string(m[2]);
     const std::string message = m[3];
     const bool uninitialized = message.find("-Wmaybe-uninitialized") != std::string::npos ||

@@ -151,8 +151,7 @@ std::string source_line(const std::string& file, int line) {
 }
 
 std::string sanitizer_message(const SanitizerFinding& f) {
-  const std::string tool = f.id == "undefined_behaviour" ? "UndefinedBehaviorSanitizer" : "AddressSanitizer";
-  return tool + ": " + f.kind + (f.location.empty() ? std::string() : " at " + f.location);
+  return f.tool + ": " + f.kind + (f.location.empty() ? std::string() : " at " + f.location);
 }
 
 [[noreturn]] void child(const std::function<Outputs()>& job, int answer_fd, int print_fd, int stderr_fd,

@@ -71,6 +71,7 @@ Report grade(const Spec& spec, const Options& options);
 // reported in the child, read by sanitizer_report.cpp. Empty id: no report.
 struct SanitizerFinding {
   std::string id;        // memory_error, undefined_behaviour or xtensor_lazy_expression
+  std::string tool;      // "AddressSanitizer" or "UndefinedBehaviorSanitizer"
   std::string kind;      // the sanitizer's words: "heap-buffer-overflow", "signed integer overflow: ..."
   std::string location;  // "file.cpp:12": the first frame in the learner's file (else the first outside /usr)
 };
@@ -78,6 +79,8 @@ struct SanitizerFinding {
 // library's own); `line_of`: the text of a line of a file (for the keep_dims / auto pattern).
 SanitizerFinding parse_sanitizer_report(const std::string& report, const std::string& source,
                                         const std::function<std::string(const std::string& file, int line)>& line_of);
+// `file` (as a compiler or a sanitizer names it: absolute, or relative to where it ran) is `source`.
+bool same_source_file(const std::string& file, const std::string& source);
 // A line that holds a lazy xtensor expression the 0.24.3 trap bites: a keep_dims reduction inside a larger
 // expression, or an `auto` holding an xtensor expression.
 bool lazy_expression_line(const std::string& line);

@@ -27,11 +27,11 @@ Text run_error_hint(const std::string& id) {
             "你的代码没有按时结束，被停止了：是死循环吗？检查每个循环的条件和计数器是否在变化"
             "（无符号整数 i-- 永远不会小于 0）。"};
   if (id == "memory_error")
-    return {"Your code read or wrote memory outside an array (AddressSanitizer stopped it at the line above): "
-            "an index past the end (i <= N, the wrong row's offset, the wrong axis length), or a reference "
-            "to an array that no longer exists. Check the loop bounds on that line.",
-            "你的代码读写了数组之外的内存（AddressSanitizer 在上面那一行停住了它）：下标越界（i <= N、"
-            "行偏移算错、用错了轴的长度），或引用了已经不存在的数组。检查那一行的循环边界。"};
+    return {"Your code read or wrote memory outside an array (a sanitizer stopped it at the line above): "
+            "an index past the end (i <= N, the wrong row's offset, the wrong axis length), a null pointer, "
+            "or a reference to an array that no longer exists. Check the loop bounds on that line.",
+            "你的代码读写了数组之外的内存（sanitizer 在上面那一行停住了它）：下标越界（i <= N、"
+            "行偏移算错、用错了轴的长度）、空指针，或引用了已经不存在的数组。检查那一行的循环边界。"};
   if (id == "undefined_behaviour")
     return {"Your code has undefined behaviour (UndefinedBehaviorSanitizer stopped it at the line above): "
             "a signed integer that overflows, a shift too far, a division by an integer zero, a bad cast. "

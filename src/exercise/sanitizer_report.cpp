@@ -34,7 +34,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // The learner's file: the one named, or (none named) any file that is not a system header, the
 // library's own source or header, or the generated main.cpp.
 bool is_learners(const std::string& file, const std::string& source) {
-  if (!source.empty()) return file == source || ends_with(source, "/" + file) || ends_with(file, "/" + source);
+  if (!source.empty()) return same_source_file(file, source);
   return file.rfind("/usr/", 0) != 0 && file.find("src/exercise/") == std::string::npos &&
          file.find("include/tapegrad/") == std::string::npos && !ends_with(file, "/main.cpp");
 }
@@ -42,6 +42,11 @@ bool is_learners(const std::string& file, const std::string& source) {
 std::string location_str(const Frame& f) { return f.file + ":" + std::to_string(f.line); }
 
 }  // namespace
+
+bool same_source_file(const std::string& file, const std::string& source) {
+  if (file.empty() || source.empty()) return false;
+  return file == source || ends_with(source, "/" + file) || ends_with(file, "/" + source);
+}
 
 bool lazy_expression_line(const std::string& line) {
   // The code of the line: string literals (a hint that quotes the trap) and the comment dropped.
@@ -68,11 +73,14 @@ SanitizerFinding parse_sanitizer_report(const std::string& report, const std::st
   while (std::getline(in, text)) {
     std::smatch m;
     if (found.id.empty() && std::regex_search(text, m, asan)) {
-      found.id = "memory_error", found.kind = m[1];
+      found.id = "memory_error", found.tool = "AddressSanitizer", found.kind = m[1];
       continue;
     }
     if (found.id.empty() && std::regex_match(text, m, ubsan)) {
-      found.id = "undefined_behaviour", found.kind = m[3];
+      found.tool = "UndefinedBehaviorSanitizer", found.kind = m[3];
+      // UBSan's memory kinds (a null pointer, an index out of bounds) are the learner's memory errors.
+      static const std::regex memory_kind(R"(null pointer|out of bounds|misaligned address)");
+      found.id = std::regex_search(found.kind, memory_kind) ? "memory_error" : "undefined_behaviour";
       Frame f{m[1], std::stoi(m[2])};
       if (is_learners(f.file, source)) first_learner = f;
       continue;
