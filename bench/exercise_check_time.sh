@@ -17,18 +17,18 @@ chmod +x "$work/old/scripts/exercise.sh"
 ln -s "$root/include" "$work/old/include"; ln -s "$root/exercises" "$work/old/exercises"
 export TAPEGRAD_BUILD_DIR="$build" OPENBLAS_NUM_THREADS=1 CCACHE_DISABLE=1
 echo "== whole check: new (A) vs $old (B)"
-farm-bench -n "$runs" --timeout 1800 -- "$root/scripts/exercise.sh" check "$file" \
-  --vs "$work/old/scripts/exercise.sh check $file"
+farm-bench -n "$runs" --timeout 1800 --vs "$work/old/scripts/exercise.sh check $file" -- \
+  "$root/scripts/exercise.sh" check "$file"
 "$root/scripts/exercise.sh" check "$file" > /dev/null  # leaves the generated main.cpp
 main=$(ls -t "$build"/exercise_checks/layer_norm_backward-*/main.cpp | head -1)
 mapfile -t link < "$build/tapegrad_link.txt"
 cc=(c++ -std=c++17 -I"$root/include" -iquote "$root/exercises")
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ftrivial-auto-var-init=pattern)
 echo "== compile -O0 -g: with the sanitizers (A) vs without (B)"
-farm-bench -n "$runs" --timeout 1800 -- "${cc[@]}" -O0 -g "${san[@]}" "$main" -o "$work/san" "${link[@]}" -Wl,-rpath,"$build" \
-  --vs "${cc[*]} -O0 -g $main -o $work/plain ${link[*]} -Wl,-rpath,$build"
+farm-bench -n "$runs" --timeout 1800 --vs "${cc[*]} -O0 -g $main -o $work/plain ${link[*]} -Wl,-rpath,$build" -- \
+  "${cc[@]}" -O0 -g "${san[@]}" "$main" -o "$work/san" "${link[@]}" -Wl,-rpath,"$build"
 echo "== the warnings compile -O1 -Wall -Wextra (A) vs the plain -O0 compile (B)"
-farm-bench -n "$runs" --timeout 1800 -- "${cc[@]}" -O1 -Wall -Wextra -c "$main" -o "$work/w.o" \
-  --vs "${cc[*]} -O0 -g $main -o $work/plain ${link[*]} -Wl,-rpath,$build"
+farm-bench -n "$runs" --timeout 1800 --vs "${cc[*]} -O0 -g $main -o $work/plain ${link[*]} -Wl,-rpath,$build" -- \
+  "${cc[@]}" -O1 -Wall -Wextra -c "$main" -o "$work/w.o"
 echo "== the check program's run: with the sanitizers (A) vs without (B)"
-farm-bench -n "$runs" --timeout 1800 -- "$work/san" --vs "$work/plain"
+farm-bench -n "$runs" --timeout 1800 --vs "$work/plain" -- "$work/san"
