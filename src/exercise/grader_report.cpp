@@ -66,6 +66,7 @@ std::string Report::to_string() const {
       out << (zh ? "第一个失败的用例：" : "first failing case: ") << first_failing_case << " (" << first_failing_function
           << (zh ? "；--gdb 会停在这里）\n" : "; --gdb stops there)\n");
     out << (zh ? "诊断：" : "diagnosis: ") << diagnosis << "\n";
+    if (!location.empty()) out << (zh ? "位置：" : "at: ") << location << "\n";
     if (!hint.empty()) {  // wrapped at spaces, ~100 columns (a Chinese hint has few spaces: it stays long)
       std::istringstream words(hint);
       std::string word, line;
@@ -75,6 +76,10 @@ std::string Report::to_string() const {
       }
       if (!line.empty()) out << "  " << line << "\n";
     }
+  }
+  if (!warnings.empty()) {
+    out << (zh ? "编译器的警告：\n" : "the compiler's warnings:\n");
+    for (const std::string& w : warnings) out << "  " << w << "\n";
   }
   out << result_line() << "\n";
   return out.str();
@@ -99,7 +104,10 @@ std::string Report::to_html() const {
     out << "<p>" << (zh ? "你的代码打印了：" : "your code printed:") << "</p><pre>" << escape_html(printed) << "</pre>";
   if (!passed)
     out << "<p style=\"background:#fef7e0;padding:4px\"><b>" << (zh ? "诊断：" : "diagnosis: ") << "<code>"
-        << escape_html(diagnosis) << "</code></b><br>" << escape_html(hint) << "</p>";
+        << escape_html(diagnosis) << "</code></b>"
+        << (location.empty() ? std::string() : (zh ? "（位置 " : " (at ") + escape_html(location) + (zh ? "）" : ")"))
+        << "<br>" << escape_html(hint) << "</p>";
+  for (const std::string& w : warnings) out << "<p><code>" << escape_html(w) << "</code></p>";
   out << "<p><code>" << escape_html(result_line()) << "</code></p></div>";
   return out.str();
 }
@@ -124,6 +132,7 @@ Report combine(const std::string& exercise, const std::vector<Report>& reports) 
       all.hint = r.hint;
       all.first_failing_case = r.first_failing_case;
       all.first_failing_function = r.first_failing_function;
+      all.location = r.location;
     }
     if (all.printed.empty()) all.printed = r.printed;
   }
