@@ -15,6 +15,10 @@
 // 大均值（1e6 + 噪声）、常数行和 N = 1 的输入。
 //
 // Plain loops or xtensor expressions over tapegrad::Array; no library ops. 用循环或 xtensor 实现，不用库算子。
+//
+// Trap (xtensor 0.24.3): x - xt::mean(x, {1}, xt::keep_dims), or an xtensor expression held in `auto`, reads
+// past its buffer. Assign the reduction to a tapegrad::Array first, or pass xt::evaluation_strategy::immediate.
+// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 tapegrad::Array。
 #include <cmath>
 #include <string>
 

@@ -15,6 +15,10 @@
 // random (non-uniform) dy: the gradient of sum(LN(x)) is zero and would hide every mistake.
 // dx 的三项分别是：直接路径、经过 μ 的路径、经过 σ 的路径。检查用的是随机（不均匀）的 dy：sum(LN(x)) 的梯度为零，
 // 会掩盖所有错误。
+//
+// Trap (xtensor 0.24.3): x - xt::mean(x, {1}, xt::keep_dims), or an xtensor expression held in `auto`, reads
+// past its buffer. Assign the reduction to a tapegrad::Array first, or pass xt::evaluation_strategy::immediate.
+// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 tapegrad::Array。
 #include <cmath>
 #include <string>
 

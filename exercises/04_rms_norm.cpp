@@ -11,6 +11,10 @@
 //
 // Example: x = [3, 4, 5], γ = 1 gives [0.7348, 0.9798, 1.2247] (LayerNorm would give [-1.22, 0, 1.22]).
 // rms_norm_backward returns {dx, dgamma, {}}: dbeta stays empty. 例子：x = [3, 4, 5] 得到 [0.7348, 0.9798, 1.2247]。
+//
+// Trap (xtensor 0.24.3): x - xt::mean(x, {1}, xt::keep_dims), or an xtensor expression held in `auto`, reads
+// past its buffer. Assign the reduction to a tapegrad::Array first, or pass xt::evaluation_strategy::immediate.
+// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 tapegrad::Array。
 #include <cmath>
 #include <string>
 

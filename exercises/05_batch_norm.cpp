@@ -13,6 +13,10 @@
 //                                               dγ = Σ_rows dy ⊙ x̂      dβ = Σ_rows dy
 //
 // Example: x = [[3], [4], [5]] (a batch of 3, C = 1) gives [[-1.2247], [0], [1.2247]].
+//
+// Trap (xtensor 0.24.3): x - xt::mean(x, {1}, xt::keep_dims), or an xtensor expression held in `auto`, reads
+// past its buffer. Assign the reduction to a tapegrad::Array first, or pass xt::evaluation_strategy::immediate.
+// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 tapegrad::Array。
 #include <cmath>
 #include <string>
 

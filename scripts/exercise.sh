@@ -3,22 +3,29 @@
 #
 #   scripts/exercise.sh list [--lang zh]                       each exercise and whether it passes
 #   scripts/exercise.sh check <name|file.cpp> [--lang zh]      one exercise: the report, exit 0 (pass) or 1
+#             [--no-sanitize] [--json | --format gradescope]
 #   scripts/exercise.sh check <name|file.cpp> --gdb            gdb, stopped in your function on the first failing case
 #
 # <name> is an exercise of exercises/ (layer_norm_backward, 03, 03_layer_norm_backward); a file is any
-# .cpp holding that exercise's functions (which exercise: its name, e.g. my_layer_norm_backward.cpp, or
-# a line `// exercise: layer_norm_backward` in it). The file is compiled (-O0 -g) against the library of
-# build/ ($TAPEGRAD_BUILD_DIR; built if missing) and tapegrad::exercise's grader runs it: each call of
-# your code in a child process, so a crash, an endless loop (TAPEGRAD_EXERCISE_TIMEOUT seconds, default
-# 10) or an exception is reported, never fatal. The report's last line is `result: pass` or
-# `result: fail diagnosis=<id>`. --lang zh (or TAPEGRAD_LANG=zh): the report in Chinese.
+# .cpp holding that exercise's functions. Which exercise: the file name's NN_ prefix (02_mine.cpp), else a
+# line `// exercise: layer_norm_backward` or the skeleton's header `// Exercise 3: ...`, else the name as a
+# whole word of the file name (my_layer_norm_backward.cpp). The file is compiled (-O0 -g, under
+# AddressSanitizer and UndefinedBehaviorSanitizer: --no-sanitize, or a compiler without them, goes
+# without) against the library of build/ ($TAPEGRAD_BUILD_DIR; built if missing), linked as the
+# library's CMake package says (build/tapegrad_link.txt: OpenBLAS for xt::linalg::dot), each file checked
+# in its own folder; a second compile (-O1 -Wall -Wextra) collects the compiler's warnings for your file.
+# tapegrad::exercise's grader runs it: each call of your code in a child process, so a crash, a memory
+# error (at your line), an endless loop (TAPEGRAD_EXERCISE_TIMEOUT seconds, default 10) or an exception
+# is reported, never fatal. The report's last line is `result: pass` or `result: fail diagnosis=<id>`.
+# --lang zh (or TAPEGRAD_LANG=zh): in Chinese. --json, --format gradescope: the report as data.
 set -uo pipefail
+lang="${TAPEGRAD_LANG:-en}"; [[ "$lang" == zh* ]] && lang=zh || lang=en
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${TAPEGRAD_BUILD_DIR:-$root/build}"
 names=(residual layer_norm_forward layer_norm_backward rms_norm batch_norm ffn blocks softmax_backward
        attention_backward adam_step)
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 # The check call and the learner's functions (for gdb's breakpoints) of each exercise.
 check_call() {
@@ -45,20 +52,31 @@ functions_of() {
 }
 
 # The exercise a name or a file is: "03", "03_layer_norm_backward", "layer_norm_backward", a path.
+# In order: the NN_ prefix; a file's marker line (`// exercise: <name>`, or the skeletons' header
+# `// Exercise N:`); the name as a whole word (bounded by the ends or `_`), the earliest in the name
+# winning (blocks_residual_missing is blocks, not residual).
+exercise_by_number() {
+  local n=$((10#$1))
+  ((n >= 1 && n <= ${#names[@]})) && echo "${names[n-1]}"
+}
 exercise_of() {
-  local arg="$1" base marker n
+  local arg="$1" base n marker best="" best_at=100000 at rest
+  base=$(basename "$arg" .cpp)
+  if [[ "$base" =~ ^([0-9]+)(_|$) ]]; then exercise_by_number "${BASH_REMATCH[1]}"; return; fi
   if [[ -f "$arg" ]]; then
-    marker=$(sed -n 's#^// exercise: *\([a-z_]*\).*#\1#p' "$arg" | head -1)
-    [[ -n "$marker" ]] && { echo "$marker"; return; }
-    base=$(basename "$arg" .cpp)
-  else
-    base="$arg"
+    marker=$(sed -n 's#^// *exercise: *\([a-z_]*\).*#\1#p' "$arg" | head -1)
+    for n in "${names[@]}"; do [[ "$marker" == "$n" ]] && { echo "$n"; return; }; done
+    marker=$(sed -n 's#^// *Exercise \([0-9][0-9]*\):.*#\1#p' "$arg" | head -1)
+    [[ -n "$marker" ]] && { exercise_by_number "$marker"; return; }
   fi
-  base="${base#[0-9][0-9]_}"
-  [[ "$base" =~ ^[0-9]+$ ]] && { n=$((10#$base)); base="${names[n-1]:-}"; }
   for n in "${names[@]}"; do
-    [[ "$base" == *"$n"* ]] && { echo "$n"; return; }
+    rest="_${base}_"
+    [[ "$rest" == *"_${n}_"* ]] || continue
+    rest="${rest%%_${n}_*}"
+    at=${#rest}
+    if ((at < best_at || (at == best_at && ${#n} > ${#best}))); then best="$n"; best_at=$at; fi
   done
+  [[ -n "$best" ]] && echo "$best"
 }
 
 file_of() {  # the file to compile: the argument if it is a file, else exercises/NN_<name>.cpp
@@ -66,84 +84,169 @@ file_of() {  # the file to compile: the argument if it is a file, else exercises
   ls "$root"/exercises/[0-9][0-9]_"$2".cpp 2>/dev/null | head -1
 }
 
+# Messages of this script in the learner's language ($lang: en or zh).
+say() {  # say KEY [ARGS...]
+  local key="$1"; shift
+  if [[ "$lang" == zh ]]; then
+    case "$key" in
+      no_exercise) printf '没有练习 "%s"：应为 %s 之一，或以练习命名的 .cpp 文件（或文件里有一行 "// exercise: <名字>"）\n' "$@" ;;
+      no_file) printf '练习 %s 没有对应的文件\n' "$@" ;;
+      building) printf '正在 %s 中构建库（只需一次）……\n' "$@" ;;
+      no_compile) printf '你的文件无法编译（%s）：\n' "$@" ;;
+      no_sanitize) printf '（这次检查没有 AddressSanitizer/UBSan：%s）\n' "$@" ;;
+      no_runtime) printf '编译器无法链接 -fsanitize=address,undefined' ;;
+      asked) printf '用了 --no-sanitize' ;;
+      stopped) printf '检查程序以状态 %s 结束\n' "$@" ;;
+      all_pass) printf '所有用例都通过了：gdb 没有可以停下的地方\n' ;;
+      gdb) printf 'gdb：在本进程中运行用例 %s，停在 %s（continue：运行到用例结束）\n' "$@" ;;
+    esac
+  else
+    case "$key" in
+      no_exercise) printf "no exercise '%s': one of %s, or a .cpp file named after one (or with a line '// exercise: <name>' in it)\n" "$@" ;;
+      no_file) printf 'no file for exercise %s\n' "$@" ;;
+      building) printf 'building the library in %s (once) ...\n' "$@" ;;
+      no_compile) printf 'your file does not compile (%s):\n' "$@" ;;
+      no_sanitize) printf '(checked without AddressSanitizer/UBSan: %s)\n' "$@" ;;
+      no_runtime) printf 'this compiler cannot link -fsanitize=address,undefined' ;;
+      asked) printf -- '--no-sanitize' ;;
+      stopped) printf 'the check program stopped with status %s\n' "$@" ;;
+      all_pass) printf 'every case passes: nothing for gdb to stop on\n' ;;
+      gdb) printf 'gdb: case %s in this process, stopped in %s (continue: to the end of the case)\n' "$@" ;;
+    esac
+  fi
+}
+
 ensure_library() {
-  [[ -f "$build/libtapegrad.so" ]] && return 0
-  echo "building the library in $build (once) ..." >&2
+  [[ -f "$build/libtapegrad.so" && -f "$build/tapegrad_link.txt" ]] && return 0
+  say building "$build" >&2
   if [[ -f "$build/CMakeCache.txt" ]]; then
-    cmake --build "$build" -j "$(nproc)" --target tapegrad >&2 || return 1
+    cmake "$build" >/dev/null && cmake --build "$build" -j "$(nproc)" --target tapegrad >&2 || return 1
   else
     TAPEGRAD_BUILD_DIR="$build" TAPEGRAD_BUILD_TARGET=tapegrad "$root/scripts/build.sh" >&2 || return 1
   fi
 }
 
-# Compiles the learner's file with the exercise's driver; prints the program's path.
+# Whether this compiler links -fsanitize=address,undefined (the runtime may be missing): once per build.
+sanitizers_work() {
+  local checks="$build/exercise_checks" probe
+  [[ -f "$checks/sanitizers.ok" ]] && return 0
+  [[ -f "$checks/sanitizers.missing" ]] && return 1
+  mkdir -p "$checks"
+  probe=$(mktemp -d "$checks/probe.XXXXXX")
+  echo 'int main() { return 0; }' > "$probe/p.cpp"
+  if "${cxx[@]}" -fsanitize=address,undefined "$probe/p.cpp" -o "$probe/p" 2>/dev/null && "$probe/p"; then
+    touch "$checks/sanitizers.ok"; rm -rf "$probe"; return 0
+  fi
+  touch "$checks/sanitizers.missing"; rm -rf "$probe"; return 1
+}
+
+# Compiles the learner's file with the exercise's driver into $dir/check; the warnings of a second
+# compile (-O1 -Wall -Wextra, beside the first: GCC sees uninitialised variables only when optimizing)
+# into $dir/warnings.log.
 compile() {
-  local exercise="$1" file="$2" dir
-  dir="$build/exercise_checks/$exercise"
-  mkdir -p "$dir"
+  local exercise="$1" file="$2" sanitize="$3"
+  local san_flags=() defaults=""
+  if ((sanitize)); then
+    # -fno-sanitize-recover: UBSan stops at the first error, as ASan does (the report names one line).
+    # -ftrivial-auto-var-init=pattern: an uninitialised variable is always wrong, never a lucky 0.
+    san_flags=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+               -ftrivial-auto-var-init=pattern)
+    defaults='extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
+extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1"; }'
+  fi
   cat > "$dir/main.cpp" <<EOF
 // Generated by scripts/exercise.sh: your file, then the grader's command-line driver.
 #include "$file"
 #include "tapegrad/exercise.hpp"
+$defaults
 int main(int argc, char** argv) {
   using namespace tapegrad::exercise;
   return main_with(argc, argv, [](const Options& o) { return $(check_call "$exercise"); });
 }
 EOF
-  local cxx=("${CXX:-c++}")
-  command -v ccache >/dev/null && cxx=(ccache "${cxx[@]}")
-  if ! "${cxx[@]}" -std=c++17 -O0 -g -I"$root/include" "$dir/main.cpp" -o "$dir/check" \
-       -L"$build" -ltapegrad -Wl,-rpath,"$build" 2> "$dir/compile.log"; then
-    return 1
-  fi
-  echo "$dir/check"
+  # The library's headers, and exercises/ (the blocks skeleton's #include "02_layer_norm_forward.cpp"
+  # still finds a file once copied out of exercises/; a file beside it is found first).
+  local includes=(-I"$root/include" -iquote "$root/exercises")
+  local link=()
+  mapfile -t link < "$build/tapegrad_link.txt"
+  "${cxx[@]}" -std=c++17 -O1 -Wall -Wextra "${includes[@]}" -c "$dir/main.cpp" -o "$dir/warnings.o" 2> "$dir/warnings.log" &
+  local warnings_pid=$!
+  "${cxx[@]}" -std=c++17 -O0 -g "${san_flags[@]}" "${includes[@]}" "$dir/main.cpp" -o "$dir/check" \
+       "${link[@]}" -Wl,-rpath,"$build" 2> "$dir/compile.log"
+  local rc=$?
+  wait "$warnings_pid"
+  return $rc
 }
 
 check() {
   local arg="$1"; shift
-  local lang_args=() gdb=0
+  local lang_args=() format_args=() gdb=0 sanitize=1
   while (($#)); do
     case "$1" in
-      --lang) lang_args=(--lang "$2"); shift 2 ;;
+      --lang) lang_args=(--lang "$2"); [[ "$2" == zh* ]] && lang=zh || lang=en; shift 2 ;;
       --gdb) gdb=1; shift ;;
+      --no-sanitize) sanitize=0; shift ;;
+      --json) format_args=(--format json); shift ;;
+      --format) format_args=(--format "$2"); shift 2 ;;
       *) usage ;;
     esac
   done
   local exercise file prog rc
   exercise=$(exercise_of "$arg")
-  [[ -z "$exercise" ]] && { echo "no exercise '$arg': one of ${names[*]}, or a .cpp file named after one (or with a line '// exercise: <name>' in it)" >&2; exit 2; }
+  [[ -z "$exercise" ]] && { say no_exercise "$arg" "${names[*]}" >&2; exit 2; }
   file=$(file_of "$arg" "$exercise")
-  [[ -z "$file" ]] && { echo "no file for exercise $exercise" >&2; exit 2; }
+  [[ -z "$file" ]] && { say no_file "$exercise" >&2; exit 2; }
   ensure_library || { echo "result: fail diagnosis=library_not_built"; exit 1; }
-  if ! prog=$(compile "$exercise" "$file"); then
-    echo "your file does not compile ($file):"
-    sed 's/^/  /' "$build/exercise_checks/$exercise/compile.log" | head -40
+  cxx=("${CXX:-c++}")
+  command -v ccache >/dev/null && cxx=(ccache "${cxx[@]}")
+  if ((!sanitize)); then
+    say no_sanitize "$(say asked)" >&2
+  elif ! sanitizers_work; then
+    say no_sanitize "$(say no_runtime)" >&2
+    sanitize=0
+  fi
+  # One folder per file checked, held under a lock while it is used: two checks of one file wait for
+  # each other; checks of different files (two terminals, a notebook, `list`) never share a main.cpp or
+  # a program.
+  local key
+  key=$(printf '%s' "$file" | cksum | cut -d' ' -f1)
+  dir="$build/exercise_checks/$exercise-$key"
+  mkdir -p "$dir"
+  exec 9> "$dir/lock"
+  flock 9
+  if ! compile "$exercise" "$file" "$sanitize"; then
+    say no_compile "$file"
+    sed 's/^/  /' "$dir/compile.log" | head -40
     echo "result: fail diagnosis=compile_error"
     exit 1
   fi
+  prog="$dir/check"
+  export TAPEGRAD_EXERCISE_SOURCE="$file"  # a sanitizer's frames are matched against it
   if ((gdb)); then
-    local out case_index breaks=()
-    out=$(OPENBLAS_NUM_THREADS=1 "$prog" "${lang_args[@]}")
-    case_index=$(sed -n 's/^\(first failing case\|第一个失败的用例\)[:：] *\([0-9]*\).*/\2/p' <<<"$out" | head -1)
-    if [[ -z "$case_index" ]]; then
-      echo "$out"
-      echo "every case passes: nothing for gdb to stop on"
+    local line case_index function breaks=()
+    line=$(OPENBLAS_NUM_THREADS=1 "$prog" "${lang_args[@]}" --format machine | tail -1)
+    case_index=$(sed -n 's/.*first_failing_case=\([0-9-]*\).*/\1/p' <<<"$line")
+    if [[ -z "$case_index" || "$case_index" == -1 ]]; then
+      OPENBLAS_NUM_THREADS=1 "$prog" "${lang_args[@]}"
+      say all_pass
       exit 0
     fi
-    local function
-    function=$(sed -n 's/^\(first failing case\|第一个失败的用例\)[:：] *[0-9]* (\([a-z_]*\).*/\2/p' <<<"$out" | head -1)
+    function=$(sed -n 's/.*first_failing_function=\([a-z_]*\).*/\1/p' <<<"$line")
     [[ -z "$function" ]] && function=$(functions_of "$exercise")
     for f in $function; do breaks+=(-ex "break -qualified $f"); done
-    echo "gdb: case $case_index in this process, stopped in $function (continue: to the end of the case)" >&2
+    say gdb "$case_index" "$function" >&2
     local batch=()
     [[ "${TAPEGRAD_EXERCISE_GDB_BATCH:-}" == 1 ]] && batch=(-batch -ex bt)
+    # A sanitizer's report stops gdb where the error is (an abort, not the process's exit).
+    export ASAN_OPTIONS="abort_on_error=1:detect_leaks=0"
     # shellcheck disable=SC2068
     exec gdb -q "${breaks[@]}" -ex run ${batch[@]+"${batch[@]}"} --args "$prog" --case "$case_index" --in-process "${lang_args[@]}"
   fi
-  OPENBLAS_NUM_THREADS=1 timeout 900 "$prog" "${lang_args[@]}"
+  OPENBLAS_NUM_THREADS=1 timeout 900 "$prog" "${lang_args[@]}" "${format_args[@]}" \
+    --warnings "$dir/warnings.log" --source "$file"
   rc=$?
   if ((rc > 1)); then  # the program itself died: a bug in the grader, or in code that runs before main
-    echo "the check program stopped with status $rc"
+    say stopped "$rc"
     echo "result: fail diagnosis=crashed"
     exit 1
   fi

@@ -10,7 +10,8 @@
 // something is wrong, names the mistake: it runs a catalogue of known wrong implementations on
 // the same inputs and names the one that reproduces the learner's results on every failing case
 // and is right where the learner is (or two made at once, "a+b"; or, "partly", the one that
-// explains some of the failing cases). The catalogue is each exercise's src/exercise/exercise_*.cpp.
+// explains some of the failing cases). Each exercise's catalogue is in src/exercise/exercise_<name>.cpp,
+// the grading itself in src/exercise/grading.cpp.
 //
 // The learner's code runs in a child process (fork), one call at a time: a crash, an endless
 // loop (a timeout), an exception or printing is reported in the Report, and the caller (the
@@ -99,6 +100,9 @@ struct CheckRow {
   std::string output;  // "y", "dx", "dgamma", "dx vs finite differences of your forward", ...
   bool passed = false;
   std::string detail;  // worst element (index, got, expected, error), shape, NaN/Inf, or what went wrong
+  // The learner's function behind the row (the part of the exercise). Braces: rows written
+  // {case, name, output, passed, detail} need not name it.
+  std::string function{};
 };
 
 struct Report {
@@ -116,6 +120,12 @@ struct Report {
   std::string printed;  // what the learner's code printed (std::cout, std::cerr), first case only
   int first_failing_case = -1;
   std::string first_failing_function;  // the learner's function whose result failed there first
+  // "file.cpp:12": the learner's line behind a C++ pitfall (memory_error, undefined_behaviour,
+  // xtensor_lazy_expression from a sanitizer; uninitialized_variable from the compiler); else empty.
+  std::string location;
+  // The compiler's other warnings for the learner's file (-O1 -Wall -Wextra), "file.cpp:12: message",
+  // at most five (scripts/exercise.sh's second compile; empty in a notebook).
+  std::vector<std::string> warnings;
 
   std::size_t failed_count() const;
   std::string result_line() const;  // "result: pass" or "result: fail diagnosis=<id>"
@@ -152,8 +162,17 @@ std::string language(const std::string& lang = "");
 // after its report) and printing concatenated, passed if all passed, the diagnosis and first failing
 // case of the first that failed; case indices stay each report's own.
 Report combine(const std::string& exercise, const std::vector<Report>& reports);
-// The command-line driver of scripts/exercise.sh: parses --lang, --case N, --in-process, prints the
-// report, returns 0 if it passed, else 1.
+// The report as data (grader_json.cpp): --json, each check with its worst element, the diagnosis, the
+// hint and the line; --format gradescope, the results.json of Gradescope's autograder (a test per part).
+std::string to_json(const Report& report);
+std::string to_gradescope(const Report& report);
+// The compiler's warnings (its output, as text) for the learner's file `source` into the report
+// (compiler_warnings.cpp): a failing check with a maybe-uninitialized warning is uninitialized_variable
+// at that line; the others are listed (at most five).
+void add_compiler_warnings(Report& report, const std::string& compiler_output, const std::string& source);
+// The command-line driver of scripts/exercise.sh: parses --lang, --case N, --in-process, --json,
+// --format gradescope, --warnings FILE, --source FILE, --machine; prints the report, returns 0 if it
+// passed, else 1.
 int main_with(int argc, char** argv, const std::function<Report(const Options&)>& check);
 
 }  // namespace tapegrad::exercise

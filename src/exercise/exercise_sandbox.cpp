@@ -17,7 +17,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <streambuf>
 
@@ -115,18 +117,46 @@ class FdBuf : public std::streambuf {
 
 constexpr std::size_t kMaxPrinted = 2000;
 
-std::string read_printed(std::FILE* file) {
+// A sanitizer's report is long (one line per frame, each with its template arguments): read it whole.
+constexpr std::size_t kMaxStderr = 1u << 20;
+
+std::string read_all(std::FILE* file, std::size_t max) {
   std::string text;
   std::fflush(file);
   std::rewind(file);
-  char buf[512];
+  char buf[4096];
   std::size_t n;
-  while (text.size() < kMaxPrinted && (n = std::fread(buf, 1, sizeof buf, file)) > 0) text.append(buf, n);
+  while (text.size() < max && (n = std::fread(buf, 1, sizeof buf, file)) > 0) text.append(buf, n);
+  return text;
+}
+
+std::string read_printed(std::FILE* file) {
+  std::string text = read_all(file, kMaxPrinted + 1);
   if (text.size() > kMaxPrinted) text = text.substr(0, kMaxPrinted) + "...";
   return text;
 }
 
-[[noreturn]] void child(const std::function<Outputs()>& job, int answer_fd, int print_fd, double timeout_seconds) {
+// The learner's file, as scripts/exercise.sh names it (a sanitizer's frames are matched against it).
+std::string learner_source() {
+  const char* s = std::getenv("TAPEGRAD_EXERCISE_SOURCE");
+  return s ? s : "";
+}
+
+std::string source_line(const std::string& file, int line) {
+  std::ifstream in(file);
+  std::string text;
+  for (int i = 0; i < line && std::getline(in, text); ++i) {
+  }
+  return in ? text : std::string();
+}
+
+std::string sanitizer_message(const SanitizerFinding& f) {
+  const std::string tool = f.id == "undefined_behaviour" ? "UndefinedBehaviorSanitizer" : "AddressSanitizer";
+  return tool + ": " + f.kind + (f.location.empty() ? std::string() : " at " + f.location);
+}
+
+[[noreturn]] void child(const std::function<Outputs()>& job, int answer_fd, int print_fd, int stderr_fd,
+                        double timeout_seconds) {
   // The parent's handlers (a kernel's, Catch2's) must not run here: a crash is the child's death.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGALRM, SIGPIPE})
     ::signal(sig, SIG_DFL);
@@ -137,7 +167,8 @@ std::string read_printed(std::FILE* file) {
   rlimit fsize{16u << 20, 16u << 20};
   ::setrlimit(RLIMIT_FSIZE, &fsize);
   ::dup2(print_fd, 1);
-  ::dup2(print_fd, 2);
+  // The file descriptor 2 apart: a sanitizer writes its report there (std::cerr is the print file's).
+  ::dup2(stderr_fd >= 0 ? stderr_fd : print_fd, 2);
   FdBuf buf(print_fd);
   std::cout.rdbuf(&buf);
   std::cerr.rdbuf(&buf);
@@ -189,6 +220,7 @@ RunResult run_isolated(const std::function<Outputs()>& job, bool isolate, double
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw Error("exercise: cannot create a pipe for the child process");
   std::FILE* printed = std::tmpfile();
+  std::FILE* stderr_file = std::tmpfile();
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
@@ -196,11 +228,13 @@ RunResult run_isolated(const std::function<Outputs()>& job, bool isolate, double
   if (pid < 0) {
     ::close(fds[0]), ::close(fds[1]);
     if (printed) std::fclose(printed);
+    if (stderr_file) std::fclose(stderr_file);
     throw Error("exercise: cannot fork a child process to run your code");
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child(job, fds[1], printed ? ::fileno(printed) : ::open("/dev/null", O_WRONLY), timeout_seconds);
+    child(job, fds[1], printed ? ::fileno(printed) : ::open("/dev/null", O_WRONLY),
+          stderr_file ? ::fileno(stderr_file) : -1, timeout_seconds);
   }
   ::close(fds[1]);
 
@@ -233,8 +267,20 @@ RunResult run_isolated(const std::function<Outputs()>& job, bool isolate, double
     result.printed = read_printed(printed);
     std::fclose(printed);
   }
+  std::string stderr_text;
+  if (stderr_file) {
+    stderr_text = read_all(stderr_file, kMaxStderr);
+    std::fclose(stderr_file);
+  }
+  result.sanitizer = parse_sanitizer_report(stderr_text, learner_source(), source_line);
+  if (result.sanitizer.id.empty() && !stderr_text.empty() && result.printed.size() < kMaxPrinted)
+    result.printed += stderr_text.substr(0, kMaxPrinted - result.printed.size());  // fprintf(stderr, ...)
 
-  if (timed_out) {
+  if (!result.sanitizer.id.empty()) {
+    result.status = RunResult::crashed;
+    result.outputs.clear();
+    result.message = sanitizer_message(result.sanitizer);
+  } else if (timed_out) {
     result.status = RunResult::timeout;
     char buf[160];
     std::snprintf(buf, sizeof buf, "did not finish within %.3g s (an endless loop?); it was stopped",

@@ -72,6 +72,21 @@ Report grade(const Spec& spec, const Options& options);
 // A check_* function's body: the learner's functions as the spec's parts, graded.
 Report graded(Spec spec, std::vector<Part> parts, const Options& options);
 
+// What a sanitizer (ASan, UBSan: the learner's program is built with them by scripts/exercise.sh)
+// reported in the child, read by sanitizer_report.cpp. Empty id: no report.
+struct SanitizerFinding {
+  std::string id;        // memory_error, undefined_behaviour or xtensor_lazy_expression
+  std::string kind;      // the sanitizer's words: "heap-buffer-overflow", "signed integer overflow: ..."
+  std::string location;  // "file.cpp:12": the first frame in the learner's file (else the first outside /usr)
+};
+// `report`: the child's stderr; `source`: the learner's file ("" : any file outside /usr and the
+// library's own); `line_of`: the text of a line of a file (for the keep_dims / auto pattern).
+SanitizerFinding parse_sanitizer_report(const std::string& report, const std::string& source,
+                                        const std::function<std::string(const std::string& file, int line)>& line_of);
+// A line that holds a lazy xtensor expression the 0.24.3 trap bites: a keep_dims reduction inside a larger
+// expression, or an `auto` holding an xtensor expression.
+bool lazy_expression_line(const std::string& line);
+
 // The learner's code in a child process (or in this one, options.isolate false).
 struct RunResult {
   enum Status { ok, exception, crashed, timeout } status = ok;
@@ -79,8 +94,16 @@ struct RunResult {
   bool not_implemented = false;
   Outputs outputs;
   std::string printed;
+  SanitizerFinding sanitizer;  // a sanitizer's report (then status is crashed)
 };
 RunResult run_isolated(const std::function<Outputs()>& job, bool isolate, double timeout_seconds);
+// The diagnosis when the learner's code did not return outputs ("" when it did), and its hint
+// (run_errors.cpp).
+std::string run_error_id(const RunResult& r);
+Text run_error_hint(const std::string& id);
+// The ids of C++ pitfalls found by a sanitizer or the compiler: they outrank every other diagnosis (the
+// values of code with undefined behaviour mean nothing).
+bool is_cpp_pitfall(const std::string& id);
 
 // ---- helpers the exercises share ----
 // Random arrays from the library's Generator (the same numbers everywhere).

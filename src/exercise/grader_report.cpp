@@ -82,6 +82,7 @@ std::string Report::to_string() const {
                         {{"case", std::to_string(first_failing_case)}, {"function", first_failing_function}})
           << "\n";
     out << text::diagnosis.in(lang) << diagnosis << "\n";
+    if (!location.empty()) out << text::location.in(lang) << location << "\n";
     if (!hint.empty()) {  // wrapped at spaces, ~100 columns (a Chinese hint has few spaces: it stays long)
       std::istringstream words(hint);
       std::string word, line;
@@ -91,6 +92,10 @@ std::string Report::to_string() const {
       }
       if (!line.empty()) out << "  " << line << "\n";
     }
+  }
+  if (!warnings.empty()) {
+    out << text::warnings.in(lang) << "\n";
+    for (const std::string& w : warnings) out << "  " << w << "\n";
   }
   out << result_line() << "\n";
   return out.str();
@@ -123,7 +128,10 @@ std::string Report::to_html() const {
   if (!printed.empty()) out << "<p>" << text::printed.in(lang) << "</p><pre>" << escape_html(printed) << "</pre>";
   if (!passed)
     out << "<p style=\"background:#fef7e0;padding:4px\"><b>" << text::diagnosis.in(lang) << "<code>"
-        << escape_html(diagnosis) << "</code></b><br>" << escape_html(hint) << "</p>";
+        << escape_html(diagnosis) << "</code></b>"
+        << (location.empty() ? std::string() : text::html_location.in(lang) + escape_html(location) + text::html_close.in(lang))
+        << "<br>" << escape_html(hint) << "</p>";
+  for (const std::string& w : warnings) out << "<p><code>" << escape_html(w) << "</code></p>";
   out << "<p><code>" << escape_html(result_line()) << "</code></p></div>";
   return out.str();
 }
@@ -149,6 +157,7 @@ Report combine(const std::string& exercise, const std::vector<Report>& reports) 
       all.partly_cases = r.partly_cases;
       all.first_failing_case = r.first_failing_case;
       all.first_failing_function = r.first_failing_function;
+      all.location = r.location;
     }
     if (all.printed.empty()) all.printed = r.printed;
   }

@@ -64,6 +64,10 @@ inline const Text printed{"your code printed:", "你的代码打印了："};
 inline const Text first_failing{"first failing case: {case} ({function}; --gdb stops there)",
                                 "第一个失败的用例：{case}（{function}；--gdb 会停在这里）"};
 inline const Text diagnosis{"diagnosis: ", "诊断："};
+inline const Text location{"at: ", "位置："};
+inline const Text warnings{"the compiler's warnings:", "编译器的警告："};
+inline const Text html_location{" (at ", "（位置 "};
+inline const Text html_close{")", "）"};
 inline const Text html_exercise{"exercise ", "练习 "};
 inline const Text html_passed{" checks passed", " 项检查通过"};
 inline const Text html_case{"case", "用例"};

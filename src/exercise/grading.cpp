@@ -171,41 +171,6 @@ bool matches(const Array& got, const Array& other, Tolerance tol) {
   return true;
 }
 
-Text run_error_hint(const std::string& id) {
-  if (id == "not_implemented")
-    return {"The function still throws \"not implemented yet\": replace that line with your code. "
-            "The statement and the formula are in the comment above it.",
-            "函数仍然抛出 \"not implemented yet\"：把这一行换成你的代码。题目和公式写在它上面的注释里。"};
-  if (id == "exception")
-    return {"Your code threw an exception (the message is in the row above). Often it is an xtensor "
-            "broadcast between shapes that do not fit: print the shapes of your intermediate arrays.",
-            "你的代码抛出了异常（信息见上面的行）。常见原因是 xtensor 在不匹配的形状之间广播："
-            "打印中间数组的形状看看。"};
-  if (id == "crashed")
-    return {"Your code crashed (the signal is in the row above): most often an index outside an array "
-            "(x[i] with i >= size, or the wrong axis length). Run with --gdb to stop where it happens.",
-            "你的代码崩溃了（信号见上面的行）：最常见的是数组越界（i >= size，或用错了轴的长度）。"
-            "加 --gdb 运行，可以停在出错的地方。"};
-  if (id == "timeout")
-    return {"Your code did not finish in time and was stopped: an endless loop? Check each loop's "
-            "condition and that its counter moves (an unsigned i-- never goes below 0).",
-            "你的代码没有按时结束，被停止了：是死循环吗？检查每个循环的条件和计数器是否在变化"
-            "（无符号整数 i-- 永远不会小于 0）。"};
-  return {"No known mistake matches your results. Compare the worst elements above with the formula, "
-          "on the smallest failing case first.",
-          "没有已知的错误与你的结果吻合。先在最小的失败用例上，对照上面最差的元素和公式检查。"};
-}
-
-std::string run_error_id(const RunResult& r) {
-  if (r.not_implemented) return "not_implemented";
-  switch (r.status) {
-    case RunResult::exception: return "exception";
-    case RunResult::crashed: return "crashed";
-    case RunResult::timeout: return "timeout";
-    default: return "";
-  }
-}
-
 double env_double(const char* name, double fallback) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;
@@ -286,10 +251,12 @@ struct Grading {
   Report report;
   std::vector<std::string> row_function;  // the learner's function behind each row
   bool stopped = false;                   // a case timed out: the later ones are not run
+  std::string pitfall;                    // the first C++ pitfall a sanitizer reported
 
   void add_row(int ci, const std::string& label, const std::string& output, bool passed, const std::string& detail,
                const std::string& function) {
     report.rows.push_back({ci, label, output, passed, detail});
+    report.rows.back().function = function;
     row_function.push_back(function);
   }
 };
@@ -314,7 +281,9 @@ void part_rows(Grading& g, CaseRun& run, const Part& part, std::size_t first_out
     }
     return;
   }
-  if (run.error_id.empty()) run.error_id = run_error_id(r);
+  const std::string id = run_error_id(r);
+  if (run.error_id.empty()) run.error_id = id;
+  if (g.pitfall.empty() && is_cpp_pitfall(id)) g.pitfall = id, g.report.location = r.sanitizer.location;
   g.add_row(run.index, label, part.function + "()", false, r.message, part.function);
   if (r.status == RunResult::timeout) g.stopped = true;
 }
@@ -467,6 +436,12 @@ std::string unknown_hint(const Grading& g, const std::vector<CaseRun>& runs) {
 void diagnose(Grading& g, const std::vector<CaseRun>& runs) {
   Report& report = g.report;
   const std::string& lang = g.lang;
+  // A C++ pitfall a sanitizer found outranks the catalogue: the values of such code mean nothing.
+  if (!g.pitfall.empty()) {
+    report.diagnosis = g.pitfall;
+    report.hint = run_error_hint(g.pitfall).in(lang);
+    return;
+  }
   std::vector<int> wrong, threw;
   std::string first_error;
   for (const CaseRun& run : runs) {
@@ -536,7 +511,8 @@ Report grade(const Spec& spec, const Options& options) {
             {},
             {},
             {},
-            false};
+            false,
+            {}};
   g.report.exercise = spec.exercise;
   g.report.lang = g.lang;
   for (const Part& p : spec.parts) g.names.insert(g.names.end(), p.outputs.begin(), p.outputs.end());

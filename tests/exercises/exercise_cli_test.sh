@@ -35,8 +35,116 @@ expect "TAPEGRAD_LANG=zh" 1 '^result: fail diagnosis=post_pre_swapped$' '写反�
   env TAPEGRAD_LANG=zh "$ex" check "$src/tests/exercises/mistakes/07_blocks__post_pre_swapped.cpp"
 expect "a skeleton, by name" 1 '^result: fail diagnosis=not_implemented$' 'not implemented yet: layer_norm_forward' -- \
   "$ex" check layer_norm_forward
-expect "a segfault is reported" 1 '^result: fail diagnosis=crashed$' 'crashed with SIGSEGV' -- \
+expect "a segfault is reported (no sanitizers)" 1 '^result: fail diagnosis=crashed$' 'crashed with SIGSEGV' -- \
+  "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_segfault.cpp" --no-sanitize
+expect "--no-sanitize says so in one line" 1 '^result: fail diagnosis=crashed$' '^\(checked without AddressSanitizer/UBSan: --no-sanitize\)$' -- \
+  "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_segfault.cpp" --no-sanitize
+expect "a segfault under ASan is a memory_error at the learner's line" 1 '^result: fail diagnosis=memory_error$' \
+  '^at: .*02_layer_norm_forward_segfault\.cpp:12$' -- \
   "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_segfault.cpp"
+
+# C++ pitfalls named at the learner's line (tests/exercises/pitfalls/: each file says which line).
+pit="$src/tests/exercises/pitfalls"
+expect "an off-by-one read" 1 '^result: fail diagnosis=memory_error$' '^at: .*02_layer_norm_forward_off_by_one\.cpp:14$' -- \
+  "$ex" check "$pit/02_layer_norm_forward_off_by_one.cpp"
+expect "a lazy keep_dims reduction" 1 '^result: fail diagnosis=xtensor_lazy_expression$' \
+  '^at: .*02_layer_norm_forward_lazy_keep_dims\.cpp:11$' -- "$ex" check "$pit/02_layer_norm_forward_lazy_keep_dims.cpp"
+expect "a lazy auto" 1 '^result: fail diagnosis=xtensor_lazy_expression$' 'evaluation_strategy::immediate' -- \
+  "$ex" check "$pit/02_layer_norm_forward_lazy_auto.cpp"
+expect "a lazy auto, its line" 1 '' '^at: .*02_layer_norm_forward_lazy_auto\.cpp:12$' -- \
+  "$ex" check "$pit/02_layer_norm_forward_lazy_auto.cpp"
+expect "an uninitialised accumulator" 1 '^result: fail diagnosis=uninitialized_variable$' \
+  '^at: .*02_layer_norm_forward_uninitialized\.cpp:15$' -- "$ex" check "$pit/02_layer_norm_forward_uninitialized.cpp"
+expect "undefined behaviour" 1 '^result: fail diagnosis=undefined_behaviour$' \
+  '^at: .*02_layer_norm_forward_int_overflow\.cpp:12$' -- "$ex" check "$pit/02_layer_norm_forward_int_overflow.cpp"
+# exercises/README.md says the grader catches the keep_dims pitfall: its own example, as written there.
+awk '/<!-- keep_dims example -->/ {f = 1} f && /^```$/ {exit} f && p {print} f && /^```cpp/ {p = 1}' \
+  "$src/exercises/README.md" > "$scratch/02_readme_keep_dims.cpp"
+expect "the README's keep_dims example is caught" 1 '^result: fail diagnosis=xtensor_lazy_expression$' '' -- \
+  "$ex" check "$scratch/02_readme_keep_dims.cpp"
+# Other warnings of the learner's file are listed under the report.
+{ echo '// exercise: layer_norm_backward'; cat "$src/exercises/solutions/03_layer_norm_backward_solution.cpp"
+  echo 'static int unused_helper(int a, int b) { return a; }'; } > "$scratch/warned_layer_norm_backward.cpp"
+expect "warnings are listed" 0 '^result: pass$' "warned_layer_norm_backward\.cpp:[0-9]+: .*unused parameter" -- \
+  "$ex" check "$scratch/warned_layer_norm_backward.cpp"
+
+# The link line is the library's: xt::linalg::dot (OpenBLAS) links and passes.
+expect "an FFN with xt::linalg::dot" 0 '^result: pass$' '' -- \
+  "$ex" check "$src/tests/exercises/alternatives/06_ffn_linalg_dot.cpp"
+
+# Which exercise a file is.
+cp "$src/exercises/solutions/02_layer_norm_forward_solution.cpp" "$scratch/02_mine.cpp"
+expect "02_mine.cpp is exercise 2" 0 '^result: pass$' 'exercise layer_norm_forward' -- "$ex" check "$scratch/02_mine.cpp"
+cp "$src/exercises/02_layer_norm_forward.cpp" "$scratch/mine.cpp"
+expect "a skeleton's header // Exercise 2:" 1 '^result: fail diagnosis=not_implemented$' 'exercise layer_norm_forward' -- \
+  "$ex" check "$scratch/mine.cpp"
+cp "$src/tests/exercises/mistakes/07_blocks__post_pre_swapped.cpp" "$scratch/07_blocks_residual_missing.cpp"
+expect "07_blocks_residual_missing.cpp is blocks" 1 '^result: fail diagnosis=post_pre_swapped$' 'exercise blocks' -- \
+  "$ex" check "$scratch/07_blocks_residual_missing.cpp"
+grep -v '^// exercise:' "$src/tests/exercises/mistakes/07_blocks__post_pre_swapped.cpp" > "$scratch/blocks_residual_missing.cpp"
+expect "blocks_residual_missing.cpp: the earliest whole word" 1 '^result: fail diagnosis=post_pre_swapped$' '' -- \
+  "$ex" check "$scratch/blocks_residual_missing.cpp"
+mkdir -p "$scratch/elsewhere" && cp "$src/exercises/07_blocks.cpp" "$scratch/elsewhere/my_blocks.cpp"
+expect "the blocks skeleton copied out of exercises/ compiles" 1 '^result: fail diagnosis=not_implemented$' '' -- \
+  "$ex" check "$scratch/elsewhere/my_blocks.cpp"
+
+# The script's own lines in Chinese.
+expect "zh: the script's messages" 2 '没有练习' '' -- "$ex" check no_such_exercise --lang zh
+expect "zh: the framing of a compile error" 1 '^result: fail diagnosis=compile_error$' '你的文件无法编译' -- \
+  env TAPEGRAD_LANG=zh "$ex" check "$scratch/broken.cpp"
+
+# The report as data: --json and Gradescope's results.json, their shapes.
+json_shape() {  # json_shape KIND FILE
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+kind, path = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+def need(obj, key, types):
+    assert key in obj, "missing %s" % key
+    assert isinstance(obj[key], types), "%s: %r" % (key, type(obj[key]))
+if kind == "json":
+    for k, t in [("exercise", str), ("passed", bool), ("checks", list), ("diagnosis", str), ("hint", str),
+                 ("location", str), ("warnings", list), ("checks_passed", int), ("checks_total", int),
+                 ("first_failing_case", int), ("result", str)]:
+        need(d, k, t)
+    assert d["checks"], "no checks"
+    for c in d["checks"]:
+        for k, t in [("case", str), ("case_index", int), ("output", str), ("function", str), ("passed", bool), ("detail", str)]:
+            need(c, k, t)
+    assert d["diagnosis"] == "memory_error" and d["location"].endswith("02_layer_norm_forward_off_by_one.cpp:14"), d["location"]
+    assert any(not c["passed"] and "heap-buffer-overflow" in c["detail"] for c in d["checks"])
+else:
+    need(d, "score", (int, float)); need(d, "output", str); need(d, "tests", list)
+    names = [t["name"] for t in d["tests"]]
+    assert names == ["softmax_backward: softmax_backward"], names
+    for t in d["tests"]:
+        for k, ty in [("name", str), ("score", (int, float)), ("max_score", (int, float)), ("status", str), ("output", str)]:
+            need(t, k, ty)
+        assert t["status"] in ("passed", "failed")
+    assert d["score"] == 0 and "diagnosis: sum_term_missing" in d["tests"][0]["output"], d
+print("shape ok")
+PY
+}
+"$ex" check "$pit/02_layer_norm_forward_off_by_one.cpp" --json > "$scratch/report.json"
+expect "--json has the report's shape" 0 '^shape ok$' '' -- json_shape json "$scratch/report.json"
+"$ex" check "$src/tests/exercises/mistakes/08_softmax_backward__sum_term_missing.cpp" --format gradescope > "$scratch/results.json"
+expect "--format gradescope has results.json's shape" 0 '^shape ok$' '' -- json_shape gradescope "$scratch/results.json"
+
+# Two checks of one exercise at once (a correct and a wrong file), ten times: each its own result.
+parallel_ok=1
+for round in 1 2 3 4 5 6 7 8 9 10; do
+  "$ex" check "$src/exercises/solutions/08_softmax_backward_solution.cpp" > "$scratch/p_right.txt" 2>&1 &
+  a=$!
+  "$ex" check "$src/tests/exercises/mistakes/08_softmax_backward__sum_term_missing.cpp" > "$scratch/p_wrong.txt" 2>&1 &
+  b=$!
+  wait "$a"; ra=$?; wait "$b"; rb=$?
+  if [[ $ra != 0 || $rb != 1 ]] || [[ "$(tail -1 "$scratch/p_right.txt")" != "result: pass" ]] ||
+     [[ "$(tail -1 "$scratch/p_wrong.txt")" != "result: fail diagnosis=sum_term_missing" ]]; then
+    echo "FAIL: parallel checks, round $round: $(tail -1 "$scratch/p_right.txt") / $(tail -1 "$scratch/p_wrong.txt")"
+    parallel_ok=0; failures=$((failures + 1)); break
+  fi
+done
+((parallel_ok)) && echo "ok: two checks of one exercise in parallel, ten times"
 expect "an endless loop is stopped" 1 '^result: fail diagnosis=timeout$' 'did not finish within 1 s' -- \
   env TAPEGRAD_EXERCISE_TIMEOUT=1 "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_endless_loop.cpp"
 printf '// exercise: layer_norm_forward\n#include "tapegrad/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' \
