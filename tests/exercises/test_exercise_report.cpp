@@ -187,7 +187,7 @@ TEST_CASE("exercise: the Chinese report's brackets match", "[exercise]") {
   CHECK_THAT(r.to_string(), Catch::Contains("第一个失败的用例：0（layer_norm_forward；--gdb 会停在这里）"));
 }
 
-TEST_CASE("exercise: each exercise's hint has its own formula: RMSNorm's, BatchNorm's M rows; English is English", "[exercise]") {
+TEST_CASE("exercise: each exercise has hints with its own formula (RMSNorm and BatchNorm with M rows) and English hints in English", "[exercise]") {
   const Report rms = check_rms_norm(report_rms_projection::rms_norm_forward, report_rms_projection::rms_norm_backward, english());
   CHECK(rms.diagnosis == "projection_term_missing");
   CHECK_THAT(rms.hint, Catch::Contains("dx = (g − x̂·mean(g·x̂)) / rms"));

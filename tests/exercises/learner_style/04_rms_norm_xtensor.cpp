@@ -7,26 +7,28 @@
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {
+namespace {
+// rms of each row, kept as a column: (..., 1)
+tapegrad::Array rms_of_rows(const tapegrad::Array& x, double eps) {
   const std::size_t last = x.dimension() - 1;
   tapegrad::Array ms = xt::mean(x * x, {last}, xt::keep_dims);
 #if defined(SLIP_EPS_OUTSIDE_SQRT)
-  tapegrad::Array rms = xt::sqrt(ms) + eps;
+  return xt::sqrt(ms) + eps;
 #else
-  tapegrad::Array rms = xt::sqrt(ms + eps);
+  return xt::sqrt(ms + eps);
 #endif
+}
+}  // namespace
+
+tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {
+  tapegrad::Array rms = rms_of_rows(x, eps);
   return gamma * (x / rms);
 }
 
 tapegrad::exercise::NormGrads rms_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
                                                 const tapegrad::Array& gamma, double eps) {
   const std::size_t last = x.dimension() - 1, N = x.shape()[last], rows = x.size() / N;
-  tapegrad::Array ms = xt::mean(x * x, {last}, xt::keep_dims);
-#if defined(SLIP_EPS_OUTSIDE_SQRT)
-  tapegrad::Array rms = xt::sqrt(ms) + eps;
-#else
-  tapegrad::Array rms = xt::sqrt(ms + eps);
-#endif
+  tapegrad::Array rms = rms_of_rows(x, eps);
   tapegrad::Array xhat = x / rms;
   tapegrad::Array g = dy * gamma;
 #if defined(SLIP_SUM_INSTEAD_OF_MEAN)
