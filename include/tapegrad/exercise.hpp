@@ -8,8 +8,10 @@
 // large mean 1e6 + randn, constant rows, N = 1), compares every output with the library's
 // reference (and a backward with finite differences of the learner's own forward), and, when
 // something is wrong, names the mistake: it runs a catalogue of known wrong implementations on
-// the same inputs and reports the one the learner's results match (each exercise's catalogue is in
-// src/exercise/exercise_<name>.cpp; the grading itself in src/exercise/grading.cpp).
+// the same inputs and names the one that reproduces the learner's results on every failing case
+// and is right where the learner is (or two made at once, "a+b"; or, "partly", the one that
+// explains some of the failing cases). Each exercise's catalogue is in src/exercise/exercise_<name>.cpp,
+// the grading itself in src/exercise/grading.cpp.
 //
 // The learner's code runs in a child process (fork), one call at a time: a crash, an endless
 // loop (a timeout), an exception or printing is reported in the Report, and the caller (the
@@ -112,6 +114,9 @@ struct Report {
   // mistake matches), or what stopped the code: not_implemented, exception, crashed, timeout.
   std::string diagnosis;
   std::string hint;     // two or three sentences: what went wrong and why
+  // The cases the diagnosis explains when it explains only some of the failing ones (the hint then
+  // begins "Partly"); empty when it explains every failing case.
+  std::vector<int> partly_cases;
   std::string printed;  // what the learner's code printed (std::cout, std::cerr), first case only
   int first_failing_case = -1;
   std::string first_failing_function;  // the learner's function whose result failed there first

@@ -13,6 +13,9 @@ namespace tapegrad::exercise::detail {
 namespace {
 
 // ---- softmax: in = {x, dy}; the learner gets y = softmax(x) and dy ----
+namespace softmax_input {
+enum : std::size_t { x, dy };
+}
 enum class SoftmaxSlip { none, diagonal_only, sum_term_missing, wrong_axis };
 
 Array softmax_backward_by_loops(const Array& dy, const Array& y, SoftmaxSlip slip) {
@@ -37,6 +40,9 @@ Array softmax_backward_by_loops(const Array& dy, const Array& y, SoftmaxSlip sli
 }
 
 // ---- attention: in = {q, k, v, dy} ----
+namespace attention_input {
+enum : std::size_t { q, k, v, dy };
+}
 struct AttentionKnobs {
   bool scale = true;              // 1/√D in dq and dk
   bool full_jacobian = true;      // dS = P ⊙ (dP − rowsum(dP ⊙ P)), not P(1 − P) dP
@@ -44,7 +50,7 @@ struct AttentionKnobs {
 };
 
 Outputs attention_by_loops(const Case& c, const AttentionKnobs& kn) {
-  const Array &q = c.in[0], &k = c.in[1], &v = c.in[2], &dy = c.in[3];
+  const Array &q = c.in[attention_input::q], &k = c.in[attention_input::k], &v = c.in[attention_input::v], &dy = c.in[attention_input::dy];
   const std::size_t S = q.shape()[0], Sk = k.shape()[0], D = q.shape()[1], Dv = v.shape()[1];
   const double scale = 1 / std::sqrt(static_cast<double>(D));
   Array P = xt::zeros<double>({S, Sk});
@@ -105,14 +111,14 @@ Spec softmax_backward_spec() {
     s.cases.push_back(c);
   }
   s.reference = [](const Case& c) {
-    Outputs o = value_and_grads([](const std::vector<Tensor>& t) { return softmax(t[0], -1); }, {c.in[0]}, c.in[1]);
+    Outputs o = value_and_grads([](const std::vector<Tensor>& t) { return softmax(t[0], -1); }, {c.in[softmax_input::x]}, c.in[softmax_input::dy]);
     return Outputs{o[1]};
   };
   auto add = [&](const std::string& id, SoftmaxSlip slip, Text hint) {
     s.mistakes.push_back({id,
                           [slip](const Case& c) {
-                            const Array y = softmax(Tensor(c.in[0]), -1).value();
-                            return Outputs{softmax_backward_by_loops(c.in[1], y, slip)};
+                            const Array y = softmax(Tensor(c.in[softmax_input::x]), -1).value();
+                            return Outputs{softmax_backward_by_loops(c.in[softmax_input::dy], y, slip)};
                           },
                           std::move(hint), false});
   };
@@ -154,7 +160,7 @@ Spec attention_backward_spec() {
   s.reference = [](const Case& c) {
     Outputs o = value_and_grads(
         [](const std::vector<Tensor>& t) { return scaled_dot_product_attention(t[0], t[1], t[2]); },
-        {c.in[0], c.in[1], c.in[2]}, c.in[3]);
+        {c.in[attention_input::q], c.in[attention_input::k], c.in[attention_input::v]}, c.in[attention_input::dy]);
     return Outputs{o[1], o[2], o[3]};
   };
   auto add = [&](const std::string& id, AttentionKnobs k, Text hint) {
@@ -182,3 +188,31 @@ Spec attention_backward_spec() {
 }
 
 }  // namespace tapegrad::exercise::detail
+
+namespace tapegrad::exercise {
+
+using namespace detail;
+
+Report check_softmax_backward(SoftmaxBackward backward, const Options& options) {
+  return graded(softmax_backward_spec(),
+                {{"softmax_backward", {"dx"},
+                  [=](const Case& c) {
+                    // the learner gets y = softmax(x), computed by the library
+                    Outputs o = value_and_grads([](const std::vector<Tensor>& t) { return softmax(t[0], -1); },
+                                                {c.in[softmax_input::x]}, c.in[softmax_input::dy]);
+                    return Outputs{backward(c.in[softmax_input::dy], o[0])};
+                  }}},
+                options);
+}
+
+Report check_attention_backward(AttentionBackward backward, const Options& options) {
+  return graded(attention_backward_spec(),
+                {{"attention_backward", {"dq", "dk", "dv"},
+                  [=](const Case& c) {
+                    const AttentionGrads g = backward(c.in[attention_input::dy], c.in[attention_input::q], c.in[attention_input::k], c.in[attention_input::v]);
+                    return Outputs{g.dq, g.dk, g.dv};
+                  }}},
+                options);
+}
+
+}  // namespace tapegrad::exercise

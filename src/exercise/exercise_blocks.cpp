@@ -58,6 +58,22 @@ Tensor ln(const Tensor& h, const Tensor& gamma, const Tensor& beta, const Case& 
 
 // ---- cases ----
 // Residual: in = {x, w, dy}. Blocks: in = {x, w, b, gamma, beta, dy}. Add & Norm: {x, fx, gamma, beta, dy}.
+namespace residual_input {
+enum : std::size_t { x, w, dy };
+}
+namespace add_norm_input {
+enum : std::size_t { x, fx, gamma, beta, dy };
+}
+namespace block_input {
+enum : std::size_t { x, w, b, gamma, beta, dy };
+}
+// The backward against finite differences of the forward (part 0) in x (input 0), dx output 1 (after y).
+FiniteDifferences dx_against_forward(std::size_t dy_input) {
+  FiniteDifferences fd;
+  fd.forward_part = 0, fd.x_input = 0, fd.grad_output = 1;
+  fd.dy_input = static_cast<int>(dy_input);
+  return fd;
+}
 std::vector<Shape> block_shapes() { return {{7, 8}, {5}, {3, 5}, {2, 3, 5}}; }
 Text shape_name(const Shape& s, std::size_t i) {
   if (i == 0) return {"the seed's shape " + shape_str(s), "种子文章的形状 " + shape_str(s)};
@@ -105,7 +121,7 @@ Spec residual_spec() {
                          "dW 转置了。W 是 nn.Linear 的 (out, in) 布局，F(x) = x Wᵀ，所以 dW = dyᵀ x（对所有行求和），"
                          "而不是 xᵀ dy。"},
                         false});
-  s.fd = {0, 0, 2, 1};
+  s.fd = dx_against_forward(residual_input::dy);
   return s;
 }
 
@@ -137,7 +153,7 @@ Spec add_and_norm_spec() {
   s.mistakes.push_back(wiring("post_pre_swapped", 4,
                               [](const std::vector<Tensor>& t, const Case& c) { return add(t[0], ln(t[1], t[2], t[3], c)); },
                               kPostPreSwapped));
-  s.fd = {0, 0, 4, 1};
+  s.fd = dx_against_forward(add_norm_input::dy);
   return s;
 }
 
@@ -156,7 +172,7 @@ Spec block_spec(const std::string& name, const Graph& right, std::uint64_t seed)
     s.cases.push_back(c);
   }
   s.reference = [=](const Case& c) { return run_graphs(c, 5, right, right); };
-  s.fd = {0, 0, 5, 1};
+  s.fd = dx_against_forward(block_input::dy);
   return s;
 }
 
@@ -200,3 +216,53 @@ Spec pre_norm_spec() {
 }
 
 }  // namespace tapegrad::exercise::detail
+
+namespace tapegrad::exercise {
+
+using namespace detail;
+
+Report check_residual(ResidualForward forward, ResidualBackward backward, const Options& options) {
+  return graded(residual_spec(),
+                {{"residual_forward", {"y"}, [=](const Case& c) { return Outputs{forward(c.in[residual_input::x], c.in[residual_input::w])}; }},
+                 {"residual_backward", {"dx", "dw"}, [=](const Case& c) {
+                    const ResidualGrads g = backward(c.in[residual_input::dy], c.in[residual_input::x], c.in[residual_input::w]);
+                    return Outputs{g.dx, g.dw};
+                  }}},
+                options);
+}
+
+Report check_add_and_norm(AddNormForward forward, AddNormBackward backward, const Options& options) {
+  return graded(add_and_norm_spec(),
+                {{"add_and_norm_forward", {"y"},
+                  [=](const Case& c) { return Outputs{forward(c.in[add_norm_input::x], c.in[add_norm_input::fx], c.in[add_norm_input::gamma], c.in[add_norm_input::beta], c.eps)}; }},
+                 {"add_and_norm_backward", {"dx", "dfx", "dgamma", "dbeta"},
+                  [=](const Case& c) {
+                    const AddNormGrads g = backward(c.in[add_norm_input::dy], c.in[add_norm_input::x], c.in[add_norm_input::fx], c.in[add_norm_input::gamma], c.eps);
+                    return Outputs{g.dx, g.dfx, g.dgamma, g.dbeta};
+                  }}},
+                options);
+}
+
+namespace {
+Report check_block(Spec spec, const std::string& name, BlockForward forward, BlockBackward backward,
+                   const Options& options) {
+  return graded(std::move(spec),
+                {{name + "_forward", {"y"},
+                  [=](const Case& c) { return Outputs{forward(c.in[block_input::x], c.in[block_input::w], c.in[block_input::b], c.in[block_input::gamma], c.in[block_input::beta], c.eps)}; }},
+                 {name + "_backward", {"dx", "dw", "db", "dgamma", "dbeta"},
+                  [=](const Case& c) {
+                    const BlockGrads g = backward(c.in[block_input::dy], c.in[block_input::x], c.in[block_input::w], c.in[block_input::b], c.in[block_input::gamma], c.in[block_input::beta], c.eps);
+                    return Outputs{g.dx, g.dw, g.db, g.dgamma, g.dbeta};
+                  }}},
+                options);
+}
+}  // namespace
+
+Report check_post_norm(BlockForward forward, BlockBackward backward, const Options& options) {
+  return check_block(post_norm_spec(), "post_norm", std::move(forward), std::move(backward), options);
+}
+Report check_pre_norm(BlockForward forward, BlockBackward backward, const Options& options) {
+  return check_block(pre_norm_spec(), "pre_norm", std::move(forward), std::move(backward), options);
+}
+
+}  // namespace tapegrad::exercise

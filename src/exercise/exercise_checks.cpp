@@ -1,10 +1,9 @@
-// The check_* functions: each wraps the learner's functions as the Parts of its exercise's Spec and
-// grades them. Also the list of exercises, in the seeds' order.
+// The list of exercises, in the seeds' order, and what is read from it (exercises(), catalogue_ids,
+// make_spec). Each check_* sits beside its exercise's spec, in exercise_*.cpp.
 
 #include <algorithm>
 
 #include "grader.hpp"
-#include "tapegrad/ops/softmax.hpp"
 
 namespace tapegrad::exercise {
 
@@ -32,16 +31,6 @@ const std::vector<Entry>& entries() {
       {"adam_step", {"10. one Adam step", "10. Adam 的一步更新"}, adam_step_spec},
   };
   return e;
-}
-
-Report graded(Spec spec, std::vector<Part> parts, const Options& options) {
-  spec.parts = std::move(parts);
-  return grade(spec, options);
-}
-
-// The learner's result as the grader's outputs, in the order the structs list them.
-Outputs out(const NormGrads& g, bool with_dbeta = true) {
-  return with_dbeta ? Outputs{g.dx, g.dgamma, g.dbeta} : Outputs{g.dx, g.dgamma};
 }
 
 }  // namespace
@@ -72,132 +61,6 @@ std::vector<std::string> catalogue_ids(const std::string& exercise) {
     for (const Mistake& m : make_spec(n).mistakes)
       if (std::find(ids.begin(), ids.end(), m.id) == ids.end()) ids.push_back(m.id);
   return ids;
-}
-
-Report check_residual(ResidualForward forward, ResidualBackward backward, const Options& options) {
-  return graded(residual_spec(),
-                {{"residual_forward", {"y"}, [=](const Case& c) { return Outputs{forward(c.in[0], c.in[1])}; }},
-                 {"residual_backward", {"dx", "dw"}, [=](const Case& c) {
-                    const ResidualGrads g = backward(c.in[2], c.in[0], c.in[1]);
-                    return Outputs{g.dx, g.dw};
-                  }}},
-                options);
-}
-
-Report check_layer_norm_forward(NormForward forward, const Options& options) {
-  return graded(layer_norm_forward_spec(),
-                {{"layer_norm_forward", {"y"},
-                  [=](const Case& c) { return Outputs{forward(c.in[0], c.in[1], c.in[2], c.eps)}; }}},
-                options);
-}
-
-Report check_layer_norm_backward(NormBackward backward, const Options& options) {
-  return graded(layer_norm_backward_spec(),
-                {{"layer_norm_backward", {"dx", "dgamma", "dbeta"},
-                  [=](const Case& c) { return out(backward(c.in[3], c.in[0], c.in[1], c.eps)); }}},
-                options);
-}
-
-Report check_rms_norm(RmsForward forward, NormBackward backward, const Options& options) {
-  return graded(rms_norm_spec(),
-                {{"rms_norm_forward", {"y"}, [=](const Case& c) { return Outputs{forward(c.in[0], c.in[1], c.eps)}; }},
-                 {"rms_norm_backward", {"dx", "dgamma"},
-                  [=](const Case& c) { return out(backward(c.in[3], c.in[0], c.in[1], c.eps), false); }}},
-                options);
-}
-
-Report check_batch_norm(NormForward forward, NormBackward backward, const Options& options) {
-  return graded(batch_norm_spec(),
-                {{"batch_norm_forward", {"y"},
-                  [=](const Case& c) { return Outputs{forward(c.in[0], c.in[1], c.in[2], c.eps)}; }},
-                 {"batch_norm_backward", {"dx", "dgamma", "dbeta"},
-                  [=](const Case& c) { return out(backward(c.in[3], c.in[0], c.in[1], c.eps)); }}},
-                options);
-}
-
-Report check_ffn(FfnForward forward, FfnBackward backward, const Options& options) {
-  return graded(ffn_spec(),
-                {{"ffn_forward", {"y"},
-                  [=](const Case& c) {
-                    return Outputs{forward(c.in[0], c.in[1], c.in[2], c.in[3], c.in[4], c.activation)};
-                  }},
-                 {"ffn_backward", {"dx", "dw1", "db1", "dw2", "db2"},
-                  [=](const Case& c) {
-                    const FfnGrads g = backward(c.in[5], c.in[0], c.in[1], c.in[2], c.in[3], c.in[4], c.activation);
-                    return Outputs{g.dx, g.dw1, g.db1, g.dw2, g.db2};
-                  }}},
-                options);
-}
-
-Report check_add_and_norm(AddNormForward forward, AddNormBackward backward, const Options& options) {
-  return graded(add_and_norm_spec(),
-                {{"add_and_norm_forward", {"y"},
-                  [=](const Case& c) { return Outputs{forward(c.in[0], c.in[1], c.in[2], c.in[3], c.eps)}; }},
-                 {"add_and_norm_backward", {"dx", "dfx", "dgamma", "dbeta"},
-                  [=](const Case& c) {
-                    const AddNormGrads g = backward(c.in[4], c.in[0], c.in[1], c.in[2], c.eps);
-                    return Outputs{g.dx, g.dfx, g.dgamma, g.dbeta};
-                  }}},
-                options);
-}
-
-namespace {
-Report check_block(Spec spec, const std::string& name, BlockForward forward, BlockBackward backward,
-                   const Options& options) {
-  return graded(std::move(spec),
-                {{name + "_forward", {"y"},
-                  [=](const Case& c) { return Outputs{forward(c.in[0], c.in[1], c.in[2], c.in[3], c.in[4], c.eps)}; }},
-                 {name + "_backward", {"dx", "dw", "db", "dgamma", "dbeta"},
-                  [=](const Case& c) {
-                    const BlockGrads g = backward(c.in[5], c.in[0], c.in[1], c.in[2], c.in[3], c.in[4], c.eps);
-                    return Outputs{g.dx, g.dw, g.db, g.dgamma, g.dbeta};
-                  }}},
-                options);
-}
-}  // namespace
-
-Report check_post_norm(BlockForward forward, BlockBackward backward, const Options& options) {
-  return check_block(post_norm_spec(), "post_norm", std::move(forward), std::move(backward), options);
-}
-Report check_pre_norm(BlockForward forward, BlockBackward backward, const Options& options) {
-  return check_block(pre_norm_spec(), "pre_norm", std::move(forward), std::move(backward), options);
-}
-
-Report check_softmax_backward(SoftmaxBackward backward, const Options& options) {
-  return graded(softmax_backward_spec(),
-                {{"softmax_backward", {"dx"},
-                  [=](const Case& c) {
-                    // the learner gets y = softmax(x), computed by the library
-                    Outputs o = value_and_grads([](const std::vector<Tensor>& t) { return softmax(t[0], -1); },
-                                                {c.in[0]}, c.in[1]);
-                    return Outputs{backward(c.in[1], o[0])};
-                  }}},
-                options);
-}
-
-Report check_attention_backward(AttentionBackward backward, const Options& options) {
-  return graded(attention_backward_spec(),
-                {{"attention_backward", {"dq", "dk", "dv"},
-                  [=](const Case& c) {
-                    const AttentionGrads g = backward(c.in[3], c.in[0], c.in[1], c.in[2]);
-                    return Outputs{g.dq, g.dk, g.dv};
-                  }}},
-                options);
-}
-
-Report check_adam_step(AdamStep step, const Options& options) {
-  return graded(adam_step_spec(),
-                {{"adam_step", {"param", "m", "v", "step"},
-                  [=](const Case& c) {
-                    AdamState s;
-                    s.param = c.in[0];
-                    s.m = xt::zeros<double>(c.in[0].shape());
-                    s.v = xt::zeros<double>(c.in[0].shape());
-                    for (std::size_t gi = 2; gi < c.in.size(); ++gi)
-                      s = step(s, c.in[gi], c.in[1](0), c.in[1](1), c.in[1](2), c.in[1](3));
-                    return Outputs{s.param, s.m, s.v, Array{static_cast<double>(s.step)}};
-                  }}},
-                options);
 }
 
 }  // namespace tapegrad::exercise

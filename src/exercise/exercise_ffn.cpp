@@ -11,12 +11,26 @@ namespace tapegrad::exercise::detail {
 
 namespace {
 
-// in = {x, w1, b1, w2, b2, dy}
+// in = {x, w1, b1, w2, b2, dy}, by name:
+namespace input {
+enum : std::size_t { x, w1, b1, w2, b2, dy };
+}
 struct FfnKnobs {
   bool relu_mask = true;
   bool transpose_w1 = false, transpose_w2 = false;  // dW as xᵀ·dh (in, out) instead of dhᵀ·x (out, in)
   bool sum_b1 = true, sum_b2 = true;                // db summed over the rows
+  bool gelu_tanh_forward = false, gelu_tanh_backward = false;  // the tanh approximation in place of erf
+  bool gelu_grad_phi_only = false;                  // GELU′(h) taken as Φ(h), without h·φ(h)
 };
+
+// GELU's tanh approximation 0.5·h·(1 + tanh(√(2/π)(h + 0.044715 h³))) and its derivative.
+double gelu_tanh(double h) {
+  return 0.5 * h * (1 + std::tanh(std::sqrt(2 / M_PI) * (h + 0.044715 * h * h * h)));
+}
+double gelu_tanh_grad(double h) {
+  const double t = std::tanh(std::sqrt(2 / M_PI) * (h + 0.044715 * h * h * h));
+  return 0.5 * (1 + t) + 0.5 * h * (1 - t * t) * std::sqrt(2 / M_PI) * (1 + 3 * 0.044715 * h * h);
+}
 
 // (R, n) row-major views: the rows of x are all its leading axes.
 Array rows(const Array& a) {
@@ -44,8 +58,8 @@ Array t_matmul(const Array& a, const Array& b) {  // a (R, n), b (R, k) -> aᵀ 
 
 Outputs ffn_by_loops(const Case& c, const FfnKnobs& k) {
   const bool relu = c.activation == "relu";
-  const Array x = rows(c.in[0]), dy = rows(c.in[5]);
-  const Array &w1 = c.in[1], &b1 = c.in[2], &w2 = c.in[3], &b2 = c.in[4];
+  const Array x = rows(c.in[input::x]), dy = rows(c.in[input::dy]);
+  const Array &w1 = c.in[input::w1], &b1 = c.in[input::b1], &w2 = c.in[input::w2], &b2 = c.in[input::b2];
   Array h = matmul_t(x, w1);
   for (std::size_t i = 0; i < h.shape()[0]; ++i)
     for (std::size_t j = 0; j < h.shape()[1]; ++j) h(i, j) += b1(j);
@@ -57,8 +71,8 @@ Outputs ffn_by_loops(const Case& c, const FfnKnobs& k) {
       da_dh.data()[i] = !k.relu_mask || v > 0 ? 1 : 0;
     } else {
       const double Phi = 0.5 * (1 + std::erf(v / std::sqrt(2.0))), phi = std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI);
-      a.data()[i] = v * Phi;
-      da_dh.data()[i] = Phi + v * phi;
+      a.data()[i] = k.gelu_tanh_forward ? gelu_tanh(v) : v * Phi;
+      da_dh.data()[i] = k.gelu_tanh_backward ? gelu_tanh_grad(v) : k.gelu_grad_phi_only ? Phi : Phi + v * phi;
     }
   }
   Array y = matmul_t(a, w2);
@@ -84,7 +98,7 @@ Outputs ffn_by_loops(const Case& c, const FfnKnobs& k) {
       dx(r, i) = s;
     }
   // back to x's leading axes
-  Shape lead(c.in[0].shape().begin(), c.in[0].shape().end() - 1);
+  Shape lead(c.in[input::x].shape().begin(), c.in[input::x].shape().end() - 1);
   auto reshaped = [&](Array v, std::size_t n) {
     Shape s = lead;
     s.push_back(n);
@@ -110,6 +124,16 @@ const Text kTransposed{"A weight gradient is transposed: it has the shape (in, o
 const Text kBiasNotSummed{"A bias gradient was not summed over the rows: it has one row per token instead of the "
                           "bias's shape. b is added to every row, so db = Σ_rows dz.",
                           "偏置梯度没有对所有行求和：它每个 token 一行，而不是偏置的形状。b 加到了每一行上，所以 db = Σ_行 dz。"};
+
+const Text kPhiOnly{"GELU′(h) was taken as Φ(h) alone. GELU(h) = h·Φ(h), so by the product rule "
+                    "GELU′(h) = Φ(h) + h·φ(h), with φ(h) = exp(−h²/2)/sqrt(2π) the normal density.",
+                    "GELU′(h) 只取了 Φ(h)。GELU(h) = h·Φ(h)，按乘积法则 GELU′(h) = Φ(h) + h·φ(h)，"
+                    "其中 φ(h) = exp(−h²/2)/sqrt(2π) 是正态分布的密度。"};
+const Text kTanh{"You used GELU's tanh approximation, 0.5·h·(1 + tanh(√(2/π)(h + 0.044715 h³))). This exercise "
+                 "checks the exact GELU, h·Φ(h) = 0.5·h·(1 + erf(h/√2)) (PyTorch's default); the two differ by up to "
+                 "~1e-3, which is no rounding error.",
+                 "你用了 GELU 的 tanh 近似 0.5·h·(1 + tanh(√(2/π)(h + 0.044715 h³)))。这道题检查的是精确的 GELU："
+                 "h·Φ(h) = 0.5·h·(1 + erf(h/√2))（PyTorch 的默认）；两者最多相差约 1e-3，这不是舍入误差。"};
 
 }  // namespace
 
@@ -139,7 +163,7 @@ Spec ffn_spec() {
   s.reference = [](const Case& c) {
     return value_and_grads(
         [&](const std::vector<Tensor>& t) { return feed_forward(t[0], t[1], t[2], t[3], t[4], c.activation); },
-        {c.in[0], c.in[1], c.in[2], c.in[3], c.in[4]}, c.in[5]);
+        {c.in[input::x], c.in[input::w1], c.in[input::b1], c.in[input::w2], c.in[input::b2]}, c.in[input::dy]);
   };
   auto add = [&](const std::string& id, FfnKnobs k, const Text& hint) {
     s.mistakes.push_back({id, [k](const Case& c) { return ffn_by_loops(c, k); }, hint, false});
@@ -155,8 +179,39 @@ Spec ffn_spec() {
     b.sum_b1 = !(which & 1), b.sum_b2 = !(which & 2);
     add("bias_grad_not_summed", b, kBiasNotSummed);
   }
-  s.fd = {0, 0, 5, 1};
+  FfnKnobs phi;
+  phi.gelu_grad_phi_only = true;
+  add("gelu_grad_phi_only", phi, kPhiOnly);
+  FfnKnobs tanh_both;
+  tanh_both.gelu_tanh_forward = tanh_both.gelu_tanh_backward = true;
+  add("gelu_tanh_approximation", tanh_both, kTanh);
+  FfnKnobs tanh_forward;
+  tanh_forward.gelu_tanh_forward = true;
+  add("gelu_tanh_approximation", tanh_forward, kTanh);
+  s.fd.forward_part = 0;  // ffn_forward
+  s.fd.x_input = input::x, s.fd.dy_input = input::dy;
+  s.fd.grad_output = 1;  // dx, after y
   return s;
 }
 
 }  // namespace tapegrad::exercise::detail
+
+namespace tapegrad::exercise {
+
+using namespace detail;
+
+Report check_ffn(FfnForward forward, FfnBackward backward, const Options& options) {
+  return graded(ffn_spec(),
+                {{"ffn_forward", {"y"},
+                  [=](const Case& c) {
+                    return Outputs{forward(c.in[input::x], c.in[input::w1], c.in[input::b1], c.in[input::w2], c.in[input::b2], c.activation)};
+                  }},
+                 {"ffn_backward", {"dx", "dw1", "db1", "dw2", "db2"},
+                  [=](const Case& c) {
+                    const FfnGrads g = backward(c.in[input::dy], c.in[input::x], c.in[input::w1], c.in[input::b1], c.in[input::w2], c.in[input::b2], c.activation);
+                    return Outputs{g.dx, g.dw1, g.db1, g.dw2, g.db2};
+                  }}},
+                options);
+}
+
+}  // namespace tapegrad::exercise

@@ -2,8 +2,11 @@
 // The reference is the library's op (its value and its autograd gradients); the catalogue is one
 // normalisation on plain loops with a knob per known mistake (NormKnobs), run on the same inputs.
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <tuple>
 
 #include "grader.hpp"
 #include "tapegrad/ops/normalization.hpp"
@@ -71,9 +74,13 @@ std::vector<Case> column_cases() {
 }
 
 // ---- the catalogue: one normalisation, every known mistake a knob ----
-enum class Over { rows, columns, everything };  // LayerNorm's group, BatchNorm's, the whole tensor
+// LayerNorm's group, BatchNorm's, the whole tensor, axis 0 only (xt::mean(x, {0}): numpy's habit)
+enum class Over { rows, columns, everything, first_axis };
 enum class EpsAt { inside, outside, missing };  // sqrt(var + eps), sqrt(var) + eps, sqrt(var)
-enum class Scale { sigma, sigma_squared, times_sigma };
+enum class Scale { sigma, sigma_squared, times_sigma, none };
+// Accumulators declared outside the loop over groups: `m += x; m /= N` (in place) or `s += x; m = s/N`.
+enum class Carry { none, in_place, running_sum };
+enum class SumOver { rows, first_axis, last_axis };  // dγ, dβ: over every leading axis (right), axis 0, the last
 
 struct NormKnobs {
   bool center = true;  // false: RMSNorm
@@ -82,12 +89,25 @@ struct NormKnobs {
   bool ddof_in_derivative = false;  // unbiased variance differentiated consistently
   EpsAt eps_at = EpsAt::inside;
   bool one_pass = false;  // E[x²] − E[x]²
+  Carry carry = Carry::none;
   bool use_gamma = true, use_beta = true, swap_gamma_beta = false;
   // backward
   bool mean_term = true, projection_term = true, gamma_in_dx = true;
+  bool means_as_sums = false;     // Σg, Σ(g·x̂) where mean(g), mean(g·x̂) belong
+  double projection_sign = -1;    // dx = (g − mean(g) + sign·x̂·mean(g·x̂)) / σ
   bool sum_dgamma = true, sum_dbeta = true, dgamma_uses_x = false;
+  SumOver dgamma_over = SumOver::rows, dbeta_over = SumOver::rows;
   Scale scale = Scale::sigma;
 };
+
+bool same(const NormKnobs& a, const NormKnobs& b) {
+  auto tie = [](const NormKnobs& k) {
+    return std::tie(k.center, k.over, k.ddof, k.ddof_in_derivative, k.eps_at, k.one_pass, k.carry, k.use_gamma,
+                    k.use_beta, k.swap_gamma_beta, k.mean_term, k.projection_term, k.gamma_in_dx, k.means_as_sums,
+                    k.projection_sign, k.sum_dgamma, k.sum_dbeta, k.dgamma_uses_x, k.dgamma_over, k.dbeta_over, k.scale);
+  };
+  return tie(a) == tie(b);
+}
 
 // Per element: its group; per group: mean and σ (the denominator); x̂.
 struct Stats {
@@ -96,29 +116,59 @@ struct Stats {
   Array xhat;
 };
 
+// The group of element i: its row, its column, 0, or its index past axis 0.
+std::size_t group_of(const Array& x, std::size_t i, Over over) {
+  const std::size_t C = last_dim(x);
+  switch (over) {
+    case Over::rows: return i / C;
+    case Over::columns: return i % C;
+    case Over::everything: return 0;
+    default: return x.dimension() <= 1 ? 0 : i % (x.size() / x.shape()[0]);
+  }
+}
+std::size_t group_count(const Array& x, Over over) {
+  switch (over) {
+    case Over::rows: return rows_of(x);
+    case Over::columns: return last_dim(x);
+    case Over::everything: return 1;
+    default: return x.dimension() <= 1 ? 1 : x.size() / x.shape()[0];
+  }
+}
+
+// Group by group, in order; with a carry, each starts from the previous group's accumulator.
+std::vector<double> carried(const std::vector<double>& sums, const std::vector<double>& count, Carry carry) {
+  std::vector<double> out(sums.size());
+  double acc = 0;
+  for (std::size_t g = 0; g < sums.size(); ++g) {
+    if (carry == Carry::in_place) acc = (acc + sums[g]) / count[g], out[g] = acc;
+    else if (carry == Carry::running_sum) acc += sums[g], out[g] = acc / count[g];
+    else out[g] = sums[g] / count[g];
+  }
+  return out;
+}
+
 Stats stats(const Array& x, double eps, const NormKnobs& k) {
-  const std::size_t C = last_dim(x), R = rows_of(x);
   Stats s;
-  const std::size_t groups = k.over == Over::rows ? R : k.over == Over::columns ? C : 1;
+  const std::size_t groups = group_count(x, k.over);
   s.group.resize(x.size());
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t c = 0; c < C; ++c)
-      s.group[r * C + c] = k.over == Over::rows ? r : k.over == Over::columns ? c : 0;
-  s.mean.assign(groups, 0.0), s.sigma.assign(groups, 0.0), s.count.assign(groups, 0.0);
-  std::vector<double> sq(groups, 0.0);
-  for (std::size_t i = 0; i < x.size(); ++i) s.count[s.group[i]] += 1, s.mean[s.group[i]] += x.data()[i],
-                                               sq[s.group[i]] += x.data()[i] * x.data()[i];
-  for (std::size_t g = 0; g < groups; ++g) s.mean[g] = k.center ? s.mean[g] / s.count[g] : 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) s.group[i] = group_of(x, i, k.over);
+  s.count.assign(groups, 0.0);
+  std::vector<double> sum(groups, 0.0), sq(groups, 0.0);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    s.count[s.group[i]] += 1, sum[s.group[i]] += x.data()[i], sq[s.group[i]] += x.data()[i] * x.data()[i];
+  s.mean = k.center ? carried(sum, s.count, k.carry) : std::vector<double>(groups, 0.0);
   std::vector<double> var(groups, 0.0);
   if (k.one_pass) {
     for (std::size_t g = 0; g < groups; ++g) var[g] = sq[g] / s.count[g] - s.mean[g] * s.mean[g];
   } else {
+    std::vector<double> dev(groups, 0.0);
     for (std::size_t i = 0; i < x.size(); ++i) {
       const double d = x.data()[i] - s.mean[s.group[i]];
-      var[s.group[i]] += d * d;
+      dev[s.group[i]] += d * d;
     }
-    for (std::size_t g = 0; g < groups; ++g) var[g] /= k.center ? s.count[g] : s.count[g];
+    var = carried(dev, s.count, k.carry);
   }
+  s.sigma.assign(groups, 0.0);
   for (std::size_t g = 0; g < groups; ++g) {
     if (k.ddof) var[g] *= s.count[g] / (s.count[g] - k.ddof);
     s.sigma[g] = k.eps_at == EpsAt::inside ? std::sqrt(var[g] + eps)
@@ -141,15 +191,31 @@ Array norm_forward(const Array& x, const Array& gamma, const Array& beta, double
   return y;
 }
 
+// v summed into γ's shape (N) over every leading axis, or (a mistake) over axis 0 or the last axis only.
+Array summed(const Array& v, SumOver over) {
+  const std::size_t C = last_dim(v);
+  if (over == SumOver::rows) {
+    Array out = xt::zeros<double>({C});
+    for (std::size_t i = 0; i < v.size(); ++i) out(i % C) += v.data()[i];
+    return out;
+  }
+  const Shape full(v.shape().begin(), v.shape().end());
+  const Shape kept = over == SumOver::first_axis ? Shape(full.begin() + 1, full.end()) : Shape(full.begin(), full.end() - 1);
+  Array out = xt::zeros<double>(kept);
+  const std::size_t inner = v.dimension() == 0 ? 1 : v.size() / full[0];
+  for (std::size_t i = 0; i < v.size(); ++i) out.data()[over == SumOver::first_axis ? i % inner : i / C] += v.data()[i];
+  return out;
+}
+
 Outputs norm_backward(const Array& dy, const Array& x, const Array& gamma, double eps, const NormKnobs& k) {
   const Stats s = stats(x, eps, k);
-  const std::size_t C = last_dim(x), R = rows_of(x), groups = s.mean.size();
+  const std::size_t C = last_dim(x), groups = s.mean.size();
   Array g = dy;
   if (k.gamma_in_dx)
     for (std::size_t i = 0; i < g.size(); ++i) g.data()[i] *= gamma(i % C);
   std::vector<double> mg(groups, 0.0), mgx(groups, 0.0);
   for (std::size_t i = 0; i < g.size(); ++i) mg[s.group[i]] += g.data()[i], mgx[s.group[i]] += g.data()[i] * s.xhat.data()[i];
-  for (std::size_t q = 0; q < groups; ++q) {
+  for (std::size_t q = 0; q < groups && !k.means_as_sums; ++q) {
     mg[q] /= s.count[q];
     mgx[q] /= s.count[q] - (k.ddof_in_derivative ? k.ddof : 0);
   }
@@ -157,27 +223,27 @@ Outputs norm_backward(const Array& dy, const Array& x, const Array& gamma, doubl
   for (std::size_t i = 0; i < x.size(); ++i) {
     const std::size_t q = s.group[i];
     const double sigma = s.sigma[q];
-    const double factor = k.scale == Scale::sigma ? 1 / sigma : k.scale == Scale::sigma_squared ? 1 / (sigma * sigma) : sigma;
+    const double factor = k.scale == Scale::sigma ? 1 / sigma
+                        : k.scale == Scale::sigma_squared ? 1 / (sigma * sigma)
+                        : k.scale == Scale::times_sigma ? sigma : 1.0;
     double v = g.data()[i];
     if (k.center && k.mean_term) v -= mg[q];
-    if (k.projection_term) v -= s.xhat.data()[i] * mgx[q];
+    if (k.projection_term) v += k.projection_sign * s.xhat.data()[i] * mgx[q];
     dx.data()[i] = factor * v;
   }
   const Array& by = k.dgamma_uses_x ? x : s.xhat;
-  Array dgamma = k.sum_dgamma ? Array(xt::zeros<double>({C})) : Array(dy * by);
-  Array dbeta = k.sum_dbeta ? Array(xt::zeros<double>({C})) : Array(dy);
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t c = 0; c < C; ++c) {
-      if (k.sum_dgamma) dgamma(c) += dy.data()[r * C + c] * by.data()[r * C + c];
-      if (k.sum_dbeta) dbeta(c) += dy.data()[r * C + c];
-    }
+  const Array dgamma = k.sum_dgamma ? summed(dy * by, k.dgamma_over) : Array(dy * by);
+  const Array dbeta = k.sum_dbeta ? summed(dy, k.dbeta_over) : dy;
   return {dx, dgamma, dbeta};
 }
 
-// ---- hints ----
-const std::map<std::string, Text>& hints() {
+// ---- hints, each with its exercise's own formula: LayerNorm's (N features of a row), RMSNorm's (no
+// mean, rms = sqrt(mean(x²) + ε)), BatchNorm's (M rows of each feature) ----
+enum class Norm { layer, rms, batch };
+
+const std::map<std::string, Text>& layer_norm_hints() {
   static const std::map<std::string, Text> h = {
-      {"eps_outside_sqrt",
+{"eps_outside_sqrt",
        {"You divided by (σ + ε), as the first seed article does, instead of sqrt(σ² + ε). ε belongs under the square "
         "root: with a small variance the two differ a lot (x = [3, 3.001, 3.002] gives -0.31 against -1.21), and "
         "sqrt(σ²) has an infinite derivative at σ = 0.",
@@ -190,10 +256,12 @@ const std::map<std::string, Text>& hints() {
         "running_var 用 N − 1）。N 小时差别很大。"}},
       {"wrong_axis",
        {"Your statistics are over the wrong axis. LayerNorm normalizes each row over its last axis (the features "
-        "of one token); BatchNorm normalizes each feature over the batch (every axis but the last). This is the "
-        "third seed's 误区一.",
-        "统计量的轴错了。LayerNorm 对每一行沿最后一个轴（一个 token 的特征）归一化；BatchNorm 对每个特征沿批次"
-        "（除最后一个轴以外的所有轴）归一化。这就是第三篇种子文章的“误区一”。"}},
+        "of one token): in xtensor xt::mean(x, {x.dimension() - 1}, xt::keep_dims), not {0}, numpy's habit (axis 0 "
+        "is the last axis only at rank 1). BatchNorm's axes are the others. The third seed article calls this its "
+        "first pitfall.",
+        "统计量的轴错了。LayerNorm 对每一行沿最后一个轴（一个 token 的特征）归一化：在 xtensor 里是 "
+        "xt::mean(x, {x.dimension() - 1}, xt::keep_dims)，而不是 numpy 习惯的 {0}（只有一维时轴 0 才是最后一个轴）。"
+        "BatchNorm 用的是其余的轴。这就是第三篇种子文章的“误区一”。"}},
       {"affine_missing",
        {"γ or β is ignored: the output is x̂, or γ·x̂, or x̂ + β. Tests with γ = 1 and β = 0 (how the layers "
         "start) cannot see this; these cases use γ and β that are not 1 and 0.",
@@ -245,63 +313,219 @@ const std::map<std::string, Text>& hints() {
         "[-1.22, 0, 1.22].",
         "你写成了 LayerNorm：RMSNorm 不减均值。它除以均方根 rms = sqrt(mean(x²) + ε)，而不是标准差；"
         "[3, 4, 5] 得到 [0.73, 0.98, 1.22]，而不是 [-1.22, 0, 1.22]。"}},
+      {"stats_not_reset",
+       {"Each row's statistics start where the previous row's ended: the accumulators (the sum, the mean, the "
+        "variance) are declared outside the loop over rows and never set back to 0, so only the first row is right. "
+        "Declare them inside the loop, or set them to 0 where each row starts.",
+        "每一行的统计量从上一行结束的地方开始累加：累加器（和、均值、方差）声明在行循环外面，从未清零，所以只有第一行是对的。"
+        "把它们声明在循环里面，或在每一行开始时清零。"}},
+      {"sum_instead_of_mean",
+       {"A sum where a mean belongs: the Σg and Σ(g·x̂) terms of dx miss their 1/N (g = γ·dy). "
+        "dx = (g − mean(g) − x̂·mean(g·x̂)) / σ with mean over the N features of the row.",
+        "该用均值的地方用了求和：dx 里的 Σg 和 Σ(g·x̂) 少了 1/N（g = γ·dy）。dx = (g − mean(g) − x̂·mean(g·x̂)) / σ，"
+        "均值是对这一行的 N 个特征求的。"}},
+      {"sigma_division_missing",
+       {"The final division by σ is missing: you returned g − mean(g) − x̂·mean(g·x̂), and dx is that divided by "
+        "σ = sqrt(σ² + ε). x̂ = (x − μ)/σ, so each path through x̂ carries one 1/σ.",
+        "漏了最后除以 σ：你返回的是 g − mean(g) − x̂·mean(g·x̂)，而 dx 还要再除以 σ = sqrt(σ² + ε)。x̂ = (x − μ)/σ，"
+        "所以经过 x̂ 的每条路径都带一个 1/σ。"}},
+      {"projection_sign_flipped",
+       {"The projection term has the wrong sign: dx = (g − mean(g) − x̂·mean(g·x̂)) / σ, minus x̂·mean(g·x̂). "
+        "σ grows as x_i moves away from μ, which makes every |x̂| smaller: that path subtracts.",
+        "投影项的符号反了：dx = (g − mean(g) − x̂·mean(g·x̂)) / σ，是减去 x̂·mean(g·x̂)。x_i 远离 μ 时 σ 变大，"
+        "所有 |x̂| 都变小：这条路径是减号。"}},
+      {"dgamma_wrong_axis",
+       {"dγ or dβ was summed over the wrong axis: γ and β have the shape (N) of the last axis, so their gradients "
+        "sum over every axis but the last (at rank 3, axes {0, 1}; axis 0 alone is right only at rank 2), never over "
+        "the last axis.",
+        "dγ 或 dβ 求和的轴错了：γ 和 β 的形状是最后一个轴的 (N)，所以它们的梯度要对除最后一个轴以外的所有轴求和"
+        "（三维时是轴 {0, 1}；只对轴 0 求和仅在二维时正确），而不是对最后一个轴求和。"}},
   };
   return h;
 }
 
-Mistake mistake(const std::string& id, Runner run, bool by_pattern = false) {
-  return {id, std::move(run), hints().at(id), by_pattern};
+const std::map<std::string, Text>& rms_norm_hints() {
+  static const std::map<std::string, Text> h = {
+      {"eps_outside_sqrt",
+       {"You divided by (rms + ε) instead of rms = sqrt(mean(x²) + ε). ε belongs under the square root: with "
+        "mean(x²) = 1 and ε = 0.1 (the case with eps = 0.1) x/rms is 0.953·x, x/(1 + ε) is 0.909·x.",
+        "你除以的是 (rms + ε)，而不是 rms = sqrt(mean(x²) + ε)。ε 应该放在根号里：mean(x²) = 1、ε = 0.1 时"
+        "（eps = 0.1 的用例），x/rms 是 0.953·x，x/(1 + ε) 是 0.909·x。"}},
+      {"affine_missing",
+       {"γ is ignored: the output is x/rms instead of γ·x/rms. Tests with γ = 1 (how the layer starts) cannot see "
+        "this; these cases use γ that is not 1. (RMSNorm has no β.)",
+        "γ 被忽略了：输出是 x/rms 而不是 γ·x/rms。γ = 1（层的初始值）的测试看不出这个错误；这些用例里 γ 不是 1。"
+        "（RMSNorm 没有 β。）"}},
+      {"eps_missing",
+       {"ε is missing: you divided by sqrt(mean(x²)). A row of zeros gives 0/0 = NaN; ε keeps the division finite: "
+        "rms = sqrt(mean(x²) + ε).",
+        "漏了 ε：你除以的是 sqrt(mean(x²))。全零的行会得到 0/0 = NaN；ε 让除法保持有限：rms = sqrt(mean(x²) + ε)。"}},
+      {"projection_term_missing",
+       {"rms was treated as a constant: the − x̂·mean(g·x̂) term of dx is missing (g = γ·dy, x̂ = x/rms). Every x_i "
+        "moves rms too: dx = (g − x̂·mean(g·x̂)) / rms. RMSNorm subtracts no mean, so there is no − mean(g) term.",
+        "把 rms 当成了常数：dx 少了 − x̂·mean(g·x̂) 这一项（g = γ·dy，x̂ = x/rms）。每个 x_i 也会改变 rms："
+        "dx = (g − x̂·mean(g·x̂)) / rms。RMSNorm 不减均值，所以没有 − mean(g) 这一项。"}},
+      {"grads_not_summed",
+       {"dγ was not summed over the rows: it has x's shape instead of γ's. γ is shared by every row, so "
+        "dγ = Σ_rows dy·x̂ with x̂ = x/rms. A single row hides this.",
+        "dγ 没有对所有行求和：它的形状是 x 的，而不是 γ 的。γ 被每一行共用，所以 dγ = Σ_行 dy·x̂，其中 x̂ = x/rms。"
+        "只有一行的测试看不出这个错误。"}},
+      {"dgamma_uses_x",
+       {"dγ was computed from x instead of x̂. γ multiplies x̂ = x/rms, so dγ = Σ_rows dy·x̂ with "
+        "rms = sqrt(mean(x²) + ε).",
+        "dγ 用的是 x 而不是 x̂。γ 乘的是 x̂ = x/rms，所以 dγ = Σ_行 dy·x̂，其中 rms = sqrt(mean(x²) + ε)。"}},
+      {"wrong_scale",
+       {"dx has the right form but the wrong scale: you divided by rms² (or multiplied by rms) instead of dividing "
+        "by rms = sqrt(mean(x²) + ε): dx = (g − x̂·mean(g·x̂)) / rms.",
+        "dx 的形式对，但比例错了：你除以了 rms²（或乘了 rms），而应该除以 rms = sqrt(mean(x²) + ε)："
+        "dx = (g − x̂·mean(g·x̂)) / rms。"}},
+      {"sum_instead_of_mean",
+       {"A sum where a mean belongs: the Σ(g·x̂) term of dx misses its 1/N (g = γ·dy, x̂ = x/rms): "
+        "dx = (g − x̂·mean(g·x̂)) / rms with the mean over the N features of the row.",
+        "该用均值的地方用了求和：dx 里的 Σ(g·x̂) 少了 1/N（g = γ·dy，x̂ = x/rms）：dx = (g − x̂·mean(g·x̂)) / rms，"
+        "均值是对这一行的 N 个特征求的。"}},
+      {"sigma_division_missing",
+       {"The final division by rms is missing: you returned g − x̂·mean(g·x̂), and dx is that divided by "
+        "rms = sqrt(mean(x²) + ε).",
+        "漏了最后除以 rms：你返回的是 g − x̂·mean(g·x̂)，而 dx 还要再除以 rms = sqrt(mean(x²) + ε)。"}},
+      {"projection_sign_flipped",
+       {"The projection term has the wrong sign: dx = (g − x̂·mean(g·x̂)) / rms, minus x̂·mean(g·x̂) "
+        "(g = γ·dy, x̂ = x/rms): rms grows with every |x_i|, which makes every |x̂| smaller.",
+        "投影项的符号反了：dx = (g − x̂·mean(g·x̂)) / rms，是减去 x̂·mean(g·x̂)（g = γ·dy，x̂ = x/rms）："
+        "任何 |x_i| 变大都会让 rms 变大、所有 |x̂| 变小。"}},
+      {"stats_not_reset",
+       {"Each row's mean of x² starts where the previous row's ended: the accumulator is declared outside the loop "
+        "over rows and never set back to 0, so only the first row is right. Declare it inside the loop.",
+        "每一行的 mean(x²) 从上一行结束的地方开始累加：累加器声明在行循环外面，从未清零，所以只有第一行是对的。"
+        "把它声明在循环里面。"}},
+  };
+  return h;
 }
 
-// Forward mistakes: (id, knobs) pairs applied to y.
-std::vector<std::pair<std::string, NormKnobs>> forward_mistakes(NormKnobs base, bool batch_norm) {
-  std::vector<std::pair<std::string, NormKnobs>> m;
-  auto with = [&](auto change) {
-    NormKnobs k = base;
-    change(k);
-    return k;
+const std::map<std::string, Text>& batch_norm_hints() {
+  static const std::map<std::string, Text> h = {
+      {"eps_outside_sqrt",
+       {"You divided by (σ + ε) instead of sqrt(σ² + ε), σ² over the M rows of each feature. ε belongs under the "
+        "square root: with σ² = 1 and ε = 0.1 (the case with eps = 0.1) 1/sqrt(1.1) = 0.953 against 1/1.1 = 0.909, "
+        "and sqrt(σ²) has an infinite derivative at σ = 0.",
+        "你除以的是 (σ + ε)，而不是 sqrt(σ² + ε)（σ² 是每个特征在 M 行上的方差）。ε 应该放在根号里：σ² = 1、ε = 0.1 时"
+        "（eps = 0.1 的用例）1/sqrt(1.1) = 0.953，而 1/1.1 = 0.909；而且 sqrt(σ²) 在 σ = 0 处导数无穷大。"}},
+      {"unbiased_variance",
+       {"You used the unbiased variance, dividing by M − 1 (M = the rows: every axis but the last). BatchNorm "
+        "normalizes with the biased one, Σ(x − μ)² / M (PyTorch too); only its running_var uses M − 1. With a batch "
+        "of 3 rows the difference is large.",
+        "你用了无偏方差（除以 M − 1，M 是行数：除最后一个轴以外的所有轴）。BatchNorm 归一化用的是有偏方差 Σ(x − μ)² / M"
+        "（PyTorch 也是）；只有 running_var 用 M − 1。批大小为 3 时差别很大。"}},
+      {"wrong_axis",
+       {"Your statistics are over the wrong axis. BatchNorm normalizes each feature (the last axis) over the batch, "
+        "every other axis: at rank 3 that is xt::mean(x, {0, 1}, xt::keep_dims), not {0} alone (right only at rank "
+        "2), and not each row, which is LayerNorm.",
+        "统计量的轴错了。BatchNorm 对每个特征（最后一个轴）沿批次（其余所有轴）归一化：三维时是 "
+        "xt::mean(x, {0, 1}, xt::keep_dims)，而不只是 {0}（只在二维时正确），也不是每一行（那是 LayerNorm）。"}},
+      {"eps_missing",
+       {"ε is missing: you divided by sqrt(σ²). A constant feature (the case with one) has σ = 0 and gives 0/0 = NaN; "
+        "ε keeps the division finite. Add it under the square root: sqrt(σ² + ε).",
+        "漏了 ε：你除以的是 sqrt(σ²)。常数特征列（有一个用例就是这样）的 σ = 0，得到 0/0 = NaN；ε 让除法保持有限。"
+        "把它加在根号里：sqrt(σ² + ε)。"}},
+      {"mean_term_missing",
+       {"μ was treated as a constant: the − mean(g) term of dx is missing (g = γ·dy). Every x_i moves its feature's "
+        "batch mean, so each gradient also gets −(1/M)Σ_rows g: dx = (g − mean(g) − x̂·mean(g·x̂)) / σ, the means "
+        "over the M rows of each feature.",
+        "把 μ 当成了常数：dx 少了 − mean(g) 这一项（g = γ·dy）。每个 x_i 都会改变它所在特征的批均值，所以每个梯度还要加上 "
+        "−(1/M)Σ_行 g：dx = (g − mean(g) − x̂·mean(g·x̂)) / σ，均值是每个特征在 M 行上求的。"}},
+      {"projection_term_missing",
+       {"σ was treated as a constant: the − x̂·mean(g·x̂) term of dx is missing (g = γ·dy). Every x_i moves its "
+        "feature's batch variance too: dx = (g − mean(g) − x̂·mean(g·x̂)) / σ, the means over the M rows of each "
+        "feature.",
+        "把 σ 当成了常数：dx 少了 − x̂·mean(g·x̂) 这一项（g = γ·dy）。每个 x_i 也会改变它所在特征的批方差："
+        "dx = (g − mean(g) − x̂·mean(g·x̂)) / σ，均值是每个特征在 M 行上求的。"}},
+      {"grads_not_summed",
+       {"dγ or dβ was not summed over the M rows: it has x's shape instead of γ's. γ is shared by every row, so "
+        "dγ = Σ_rows dy·x̂, dβ = Σ_rows dy.",
+        "dγ 或 dβ 没有对 M 行求和：它的形状是 x 的，而不是 γ 的。γ 被每一行共用，所以 dγ = Σ_行 dy·x̂，dβ = Σ_行 dy。"}},
+      {"dgamma_uses_x",
+       {"dγ was computed from x instead of x̂. γ multiplies x̂ = (x − μ_B)/sqrt(σ_B² + ε), with each feature's "
+        "mean and variance over the M rows: dγ = Σ_rows dy·x̂.",
+        "dγ 用的是 x 而不是 x̂。γ 乘的是 x̂ = (x − μ_B)/sqrt(σ_B² + ε)（每个特征在 M 行上的均值和方差）：dγ = Σ_行 dy·x̂。"}},
+      {"sum_instead_of_mean",
+       {"A sum where a mean belongs: the Σg and Σ(g·x̂) terms of dx miss their 1/M (g = γ·dy, M = the rows). "
+        "dx = (g − mean(g) − x̂·mean(g·x̂)) / σ with the means over the M rows of each feature.",
+        "该用均值的地方用了求和：dx 里的 Σg 和 Σ(g·x̂) 少了 1/M（g = γ·dy，M 是行数）。"
+        "dx = (g − mean(g) − x̂·mean(g·x̂)) / σ，均值是每个特征在 M 行上求的。"}},
+      {"stats_not_reset",
+       {"Each feature's statistics start where the previous feature's ended: the accumulators (the sum, the mean, "
+        "the variance) are declared outside the loop over features and never set back to 0, so only the first "
+        "feature is right. Declare them inside the loop.",
+        "每个特征的统计量从上一个特征结束的地方开始累加：累加器（和、均值、方差）声明在特征循环外面，从未清零，"
+        "所以只有第一个特征是对的。把它们声明在循环里面。"}},
   };
-  m.push_back({"eps_outside_sqrt", with([](NormKnobs& k) { k.eps_at = EpsAt::outside; })});
-  if (base.center) m.push_back({"unbiased_variance", with([](NormKnobs& k) { k.ddof = 1; })});
+  return h;
+}
+
+const Text& hint(Norm norm, const std::string& id) {
+  const auto& own = norm == Norm::rms ? rms_norm_hints() : norm == Norm::batch ? batch_norm_hints() : layer_norm_hints();
+  const auto it = own.find(id);
+  return it != own.end() ? it->second : layer_norm_hints().at(id);
+}
+
+// ---- the mistakes: a change of the knobs, in the forward, the backward, or both ----
+using Change = std::function<void(NormKnobs&)>;
+struct Slip {
+  std::string id;
+  Change change;
+};
+
+std::vector<Slip> forward_slips(const NormKnobs& base, Norm norm) {
+  const bool batch = norm == Norm::batch;
+  std::vector<Slip> m;
+  m.push_back({"eps_outside_sqrt", [](NormKnobs& k) { k.eps_at = EpsAt::outside; }});
   if (base.center) {
-    m.push_back({"wrong_axis", with([&](NormKnobs& k) { k.over = batch_norm ? Over::rows : Over::columns; })});
-    m.push_back({"wrong_axis", with([](NormKnobs& k) { k.over = Over::everything; })});
+    m.push_back({"unbiased_variance", [](NormKnobs& k) { k.ddof = 1; }});
+    m.push_back({"wrong_axis", [batch](NormKnobs& k) { k.over = batch ? Over::rows : Over::columns; }});
+    m.push_back({"wrong_axis", [](NormKnobs& k) { k.over = Over::everything; }});
+    m.push_back({"wrong_axis", [](NormKnobs& k) { k.over = Over::first_axis; }});  // xt::mean(x, {0}) at every rank
   }
-  m.push_back({"affine_missing", with([](NormKnobs& k) { k.use_gamma = false; })});
+  m.push_back({"affine_missing", [](NormKnobs& k) { k.use_gamma = false; }});
   if (base.center) {
-    m.push_back({"affine_missing", with([](NormKnobs& k) { k.use_beta = false; })});
-    m.push_back({"affine_missing", with([](NormKnobs& k) { k.use_gamma = k.use_beta = false; })});
-    m.push_back({"gamma_beta_swapped", with([](NormKnobs& k) { k.swap_gamma_beta = true; })});
+    m.push_back({"affine_missing", [](NormKnobs& k) { k.use_beta = false; }});
+    m.push_back({"affine_missing", [](NormKnobs& k) { k.use_gamma = k.use_beta = false; }});
+    m.push_back({"gamma_beta_swapped", [](NormKnobs& k) { k.swap_gamma_beta = true; }});
   }
-  m.push_back({"eps_missing", with([](NormKnobs& k) { k.eps_at = EpsAt::missing; })});
-  if (!base.center) m.push_back({"subtracts_mean", with([](NormKnobs& k) { k.center = true; })});
+  m.push_back({"eps_missing", [](NormKnobs& k) { k.eps_at = EpsAt::missing; }});
+  if (!base.center) m.push_back({"subtracts_mean", [](NormKnobs& k) { k.center = true; }});
+  m.push_back({"stats_not_reset", [](NormKnobs& k) { k.carry = Carry::in_place; }});
+  m.push_back({"stats_not_reset", [](NormKnobs& k) { k.carry = Carry::running_sum; }});
   return m;
 }
 
-std::vector<std::pair<std::string, NormKnobs>> backward_mistakes(NormKnobs base, bool batch_norm) {
-  std::vector<std::pair<std::string, NormKnobs>> m;
-  auto with = [&](auto change) {
-    NormKnobs k = base;
-    change(k);
-    return k;
-  };
-  if (base.center) m.push_back({"mean_term_missing", with([](NormKnobs& k) { k.mean_term = false; })});
-  m.push_back({"projection_term_missing", with([](NormKnobs& k) { k.projection_term = false; })});
+std::vector<Slip> backward_slips(const NormKnobs& base, Norm norm) {
+  const bool batch = norm == Norm::batch;
+  std::vector<Slip> m;
+  if (base.center) m.push_back({"mean_term_missing", [](NormKnobs& k) { k.mean_term = false; }});
+  m.push_back({"projection_term_missing", [](NormKnobs& k) { k.projection_term = false; }});
   if (base.center) {
-    m.push_back({"mean_term_missing", with([](NormKnobs& k) { k.mean_term = k.projection_term = false; })});
-    m.push_back({"wrong_axis", with([&](NormKnobs& k) { k.over = batch_norm ? Over::rows : Over::columns; })});
-    m.push_back({"unbiased_variance", with([](NormKnobs& k) { k.ddof = 1; })});
-    m.push_back({"unbiased_variance", with([](NormKnobs& k) { k.ddof = 1, k.ddof_in_derivative = true; })});
+    m.push_back({"mean_term_missing", [](NormKnobs& k) { k.mean_term = k.projection_term = false; }});
+    m.push_back({"wrong_axis", [batch](NormKnobs& k) { k.over = batch ? Over::rows : Over::columns; }});
+    m.push_back({"wrong_axis", [](NormKnobs& k) { k.over = Over::first_axis; }});
+    m.push_back({"unbiased_variance", [](NormKnobs& k) { k.ddof = 1; }});
+    m.push_back({"unbiased_variance", [](NormKnobs& k) { k.ddof = 1, k.ddof_in_derivative = true; }});
   }
-  m.push_back({"gamma_not_applied", with([](NormKnobs& k) { k.gamma_in_dx = false; })});
-  m.push_back({"grads_not_summed", with([](NormKnobs& k) { k.sum_dgamma = k.sum_dbeta = false; })});
-  m.push_back({"grads_not_summed", with([](NormKnobs& k) { k.sum_dgamma = false; })});
-  if (base.center) m.push_back({"grads_not_summed", with([](NormKnobs& k) { k.sum_dbeta = false; })});
-  m.push_back({"dgamma_uses_x", with([](NormKnobs& k) { k.dgamma_uses_x = true; })});
-  m.push_back({"wrong_scale", with([](NormKnobs& k) { k.scale = Scale::sigma_squared; })});
-  m.push_back({"wrong_scale", with([](NormKnobs& k) { k.scale = Scale::times_sigma; })});
-  m.push_back({"eps_outside_sqrt", with([](NormKnobs& k) { k.eps_at = EpsAt::outside; })});
-  if (!base.center) m.push_back({"subtracts_mean", with([](NormKnobs& k) { k.center = true; })});
+  m.push_back({"gamma_not_applied", [](NormKnobs& k) { k.gamma_in_dx = false; }});
+  m.push_back({"grads_not_summed", [](NormKnobs& k) { k.sum_dgamma = k.sum_dbeta = false; }});
+  m.push_back({"grads_not_summed", [](NormKnobs& k) { k.sum_dgamma = false; }});
+  if (base.center) m.push_back({"grads_not_summed", [](NormKnobs& k) { k.sum_dbeta = false; }});
+  m.push_back({"dgamma_uses_x", [](NormKnobs& k) { k.dgamma_uses_x = true; }});
+  m.push_back({"wrong_scale", [](NormKnobs& k) { k.scale = Scale::sigma_squared; }});
+  m.push_back({"wrong_scale", [](NormKnobs& k) { k.scale = Scale::times_sigma; }});
+  m.push_back({"eps_outside_sqrt", [](NormKnobs& k) { k.eps_at = EpsAt::outside; }});
+  if (!base.center) m.push_back({"subtracts_mean", [](NormKnobs& k) { k.center = true; }});
+  m.push_back({"sum_instead_of_mean", [](NormKnobs& k) { k.means_as_sums = true; }});
+  m.push_back({"sigma_division_missing", [](NormKnobs& k) { k.scale = Scale::none; }});
+  m.push_back({"projection_sign_flipped", [](NormKnobs& k) { k.projection_sign = +1; }});
+  for (SumOver over : {SumOver::first_axis, SumOver::last_axis}) {
+    m.push_back({"dgamma_wrong_axis", [over](NormKnobs& k) { k.dgamma_over = over; }});
+    if (base.center) m.push_back({"dgamma_wrong_axis", [over](NormKnobs& k) { k.dgamma_over = k.dbeta_over = over; }});
+  }
   return m;
 }
 
@@ -318,42 +542,106 @@ NormKnobs batch_knobs() {
   return k;
 }
 
-Outputs library_layer_norm(const Case& c) {
-  const std::size_t n = last_dim(c.in[0]);
-  return value_and_grads([&](const std::vector<Tensor>& t) { return layer_norm(t[0], {n}, t[1], t[2], c.eps); },
-                         {c.in[0], c.in[1], c.in[2]}, c.in[3]);  // y, dx, dgamma, dbeta
-}
+// The inputs of a case, by name: in = {x, gamma, beta, dy}.
+const Array& x_of(const Case& c) { return c.in[0]; }
+const Array& gamma_of(const Case& c) { return c.in[1]; }
+const Array& beta_of(const Case& c) { return c.in[2]; }
+const Array& dy_of(const Case& c) { return c.in[3]; }
 
-// A full (forward, backward) implementation from two sets of knobs: {y, dx, dgamma, dbeta}.
-Outputs knobbed(const Case& c, const NormKnobs& fwd, const NormKnobs& bwd) {
-  Outputs out{norm_forward(c.in[0], c.in[1], c.in[2], c.eps, fwd)};
-  Outputs grads = norm_backward(c.in[3], c.in[0], c.in[1], c.eps, bwd);
-  out.insert(out.end(), grads.begin(), grads.end());
+// Which exercise: its normalisation, its knobs without a mistake, and what the learner returns.
+struct NormExercise {
+  Norm norm;
+  NormKnobs base;
+  bool forward, backward;  // y; dx, dgamma (and dbeta)
+  bool with_dbeta;
+};
+
+Outputs knobbed(const NormExercise& e, const Case& c, const NormKnobs& fwd, const NormKnobs& bwd) {
+  Outputs out;
+  if (e.forward) out.push_back(norm_forward(x_of(c), gamma_of(c), beta_of(c), c.eps, fwd));
+  if (e.backward) {
+    Outputs grads = norm_backward(dy_of(c), x_of(c), gamma_of(c), c.eps, bwd);
+    if (!e.with_dbeta) grads.pop_back();
+    out.insert(out.end(), grads.begin(), grads.end());
+  }
   return out;
 }
 
-// Mistakes of a forward-and-backward exercise: {y, dx, dgamma[, dbeta]}. A forward mistake is usually
-// made in the backward too (the same statistics), so each comes both ways.
-std::vector<Mistake> both_ways(const NormKnobs& base, bool batch_norm, bool with_dbeta) {
-  std::vector<Mistake> out;
-  auto cut = [with_dbeta](Outputs o) {
-    if (!with_dbeta) o.pop_back();
-    return o;
-  };
-  for (const auto& [id, k] : forward_mistakes(base, batch_norm)) {
-    NormKnobs fwd = k, bwd = k;
-    bwd.use_gamma = bwd.use_beta = true, bwd.swap_gamma_beta = false;
-    out.push_back(mistake(id, [=](const Case& c) { return cut(knobbed(c, fwd, bwd)); }));
-    out.push_back(mistake(id, [=](const Case& c) { return cut(knobbed(c, fwd, base)); }));
-  }
-  for (const auto& [id, k] : backward_mistakes(base, batch_norm))
-    out.push_back(mistake(id, [=](const Case& c) { return cut(knobbed(c, base, k)); }));
-  if (base.center) {  // RMSNorm has no mean to cancel against
-    NormKnobs one_pass = base;
+// A catalogued mistake as changes of the forward's knobs and of the backward's (either may be empty).
+struct KnobMistake {
+  std::string id;
+  Change fwd, bwd;
+};
+
+NormKnobs applied(NormKnobs k, const Change& a, const Change& b = {}) {
+  if (a) a(k);
+  if (b) b(k);
+  return k;
+}
+
+// A forward mistake is usually made in the backward too (the same statistics), so in an exercise of
+// both each comes both ways; a backward mistake is the backward's alone.
+std::vector<KnobMistake> knob_mistakes(const NormExercise& e) {
+  std::vector<KnobMistake> out;
+  if (e.forward)
+    for (const Slip& s : forward_slips(e.base, e.norm)) {
+      if (!e.backward) {
+        out.push_back({s.id, s.change, {}});
+        continue;
+      }
+      const Change change = s.change;
+      const Change same_statistics = [change](NormKnobs& k) {
+        change(k);
+        k.use_gamma = k.use_beta = true, k.swap_gamma_beta = false;
+      };
+      out.push_back({s.id, s.change, same_statistics});
+      out.push_back({s.id, s.change, {}});
+    }
+  if (e.backward)
+    for (const Slip& s : backward_slips(e.base, e.norm)) out.push_back({s.id, {}, s.change});
+  return out;
+}
+
+Mistake knob_mistake(const NormExercise& e, const std::string& id, const NormKnobs& fwd, const NormKnobs& bwd, Text hint,
+                     bool by_pattern = false) {
+  return {id, [=](const Case& c) { return knobbed(e, c, fwd, bwd); }, std::move(hint), by_pattern};
+}
+
+// The catalogue of an exercise: every knob mistake, E[x²] − E[x]² (by pattern), and every two
+// mistakes of different ids made at once, named in the catalogue's order ("a+b").
+void add_catalogue(Spec& s, const NormExercise& e) {
+  const std::vector<KnobMistake> singles = knob_mistakes(e);
+  for (const KnobMistake& m : singles)
+    s.mistakes.push_back(knob_mistake(e, m.id, applied(e.base, m.fwd), applied(e.base, m.bwd), hint(e.norm, m.id)));
+  if (e.base.center) {  // RMSNorm has no mean to cancel against
+    NormKnobs one_pass = e.base;
     one_pass.one_pass = true;
-    out.push_back(mistake("one_pass_variance", [=](const Case& c) { return cut(knobbed(c, one_pass, one_pass)); }, true));
+    s.mistakes.push_back(knob_mistake(e, "one_pass_variance", one_pass, one_pass, hint(e.norm, "one_pass_variance"), true));
   }
-  return out;
+  std::vector<std::string> order;  // ids by first appearance
+  for (const Mistake& m : s.mistakes)
+    if (std::find(order.begin(), order.end(), m.id) == order.end()) order.push_back(m.id);
+  auto rank = [&](const std::string& id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
+  for (std::size_t i = 0; i < singles.size(); ++i)
+    for (std::size_t j = i + 1; j < singles.size(); ++j) {
+      const KnobMistake *a = &singles[i], *b = &singles[j];
+      if (a->id == b->id) continue;
+      if (rank(b->id) < rank(a->id)) std::swap(a, b);
+      const NormKnobs fwd = applied(e.base, a->fwd, b->fwd), bwd = applied(e.base, a->bwd, b->bwd);
+      // one change undoing or overriding the other is no pair (eps outside the root and eps missing)
+      const bool is_a = same(fwd, applied(e.base, a->fwd)) && same(bwd, applied(e.base, a->bwd));
+      const bool is_b = same(fwd, applied(e.base, b->fwd)) && same(bwd, applied(e.base, b->bwd));
+      if (is_a || is_b) continue;
+      const Text& ha = hint(e.norm, a->id);
+      const Text& hb = hint(e.norm, b->id);
+      s.pairs.push_back(knob_mistake(e, a->id + "+" + b->id, fwd, bwd, {ha.en + " " + hb.en, ha.zh + hb.zh}));
+    }
+}
+
+Outputs library_layer_norm(const Case& c) {
+  const std::size_t n = last_dim(x_of(c));
+  return value_and_grads([&](const std::vector<Tensor>& t) { return layer_norm(t[0], {n}, t[1], t[2], c.eps); },
+                         {x_of(c), gamma_of(c), beta_of(c)}, dy_of(c));  // y, dx, dgamma, dbeta
 }
 
 }  // namespace
@@ -363,15 +651,7 @@ Spec layer_norm_forward_spec() {
   s.exercise = "layer_norm_forward";
   s.cases = row_cases();
   s.reference = [](const Case& c) { return Outputs{library_layer_norm(c)[0]}; };
-  for (const auto& [id, k] : forward_mistakes(kLayerNorm, false))
-    s.mistakes.push_back(mistake(id, [k = k](const Case& c) {
-      return Outputs{norm_forward(c.in[0], c.in[1], c.in[2], c.eps, k)};
-    }));
-  NormKnobs one_pass;
-  one_pass.one_pass = true;
-  s.mistakes.push_back(mistake("one_pass_variance", [=](const Case& c) {
-    return Outputs{norm_forward(c.in[0], c.in[1], c.in[2], c.eps, one_pass)};
-  }, true));
+  add_catalogue(s, {Norm::layer, kLayerNorm, true, false, true});
   return s;
 }
 
@@ -383,14 +663,16 @@ Spec layer_norm_backward_spec() {
     Outputs o = library_layer_norm(c);
     return Outputs{o[1], o[2], o[3]};
   };
-  for (const auto& [id, k] : backward_mistakes(kLayerNorm, false))
-    s.mistakes.push_back(mistake(id, [k = k](const Case& c) { return norm_backward(c.in[3], c.in[0], c.in[1], c.eps, k); }));
-  NormKnobs one_pass;
-  one_pass.one_pass = true;
-  s.mistakes.push_back(mistake("one_pass_variance", [=](const Case& c) {
-    return norm_backward(c.in[3], c.in[0], c.in[1], c.eps, one_pass);
-  }, true));
+  add_catalogue(s, {Norm::layer, kLayerNorm, false, true, true});
   return s;
+}
+
+// The backward against finite differences of the learner's forward: dx (output 1, after y) in x.
+FiniteDifferences dx_against_forward() {
+  FiniteDifferences fd;
+  fd.forward_part = 0, fd.grad_output = 1;
+  fd.x_input = 0, fd.dy_input = 3;  // x_of, dy_of
+  return fd;
 }
 
 Spec rms_norm_spec() {
@@ -398,12 +680,12 @@ Spec rms_norm_spec() {
   s.exercise = "rms_norm";
   s.cases = row_cases();
   s.reference = [](const Case& c) {
-    const std::size_t n = last_dim(c.in[0]);
+    const std::size_t n = last_dim(x_of(c));
     return value_and_grads([&](const std::vector<Tensor>& t) { return rms_norm(t[0], {n}, t[1], c.eps); },
-                           {c.in[0], c.in[1]}, c.in[3]);  // y, dx, dgamma
+                           {x_of(c), gamma_of(c)}, dy_of(c));  // y, dx, dgamma
   };
-  s.mistakes = both_ways(rms_knobs(), false, false);
-  s.fd = {0, 0, 3, 1};
+  add_catalogue(s, {Norm::rms, rms_knobs(), true, true, false});
+  s.fd = dx_against_forward();
   return s;
 }
 
@@ -414,17 +696,55 @@ Spec batch_norm_spec() {
   s.reference = [](const Case& c) {
     return value_and_grads(
         [&](const std::vector<Tensor>& t) { return batch_norm(t[0], Tensor{}, Tensor{}, t[1], t[2], true, 0.1, c.eps); },
-        {c.in[0], c.in[1], c.in[2]}, c.in[3]);
+        {x_of(c), gamma_of(c), beta_of(c)}, dy_of(c));
   };
-  s.mistakes = both_ways(batch_knobs(), true, true);
-  for (Mistake& m : s.mistakes)
-    if (m.id == "wrong_axis")
-      m.hint = {"Your statistics are over the features (each row), as LayerNorm's: BatchNorm normalizes each "
-                "feature (the last axis) over the batch, every other axis. Reduce over the rows, keep the columns.",
-                "你的统计量是沿特征（每一行）计算的，那是 LayerNorm：BatchNorm 对每个特征（最后一个轴）沿批次"
-                "（其余所有轴）归一化。对行求统计量，保留列。"};
-  s.fd = {0, 0, 3, 1};
+  add_catalogue(s, {Norm::batch, batch_knobs(), true, true, true});
+  s.fd = dx_against_forward();
   return s;
 }
 
 }  // namespace tapegrad::exercise::detail
+
+namespace tapegrad::exercise {
+
+using namespace detail;
+
+namespace {
+// The learner's gradients as the grader's outputs, in the order the struct lists them.
+Outputs norm_grads(const NormGrads& g, bool with_dbeta = true) {
+  return with_dbeta ? Outputs{g.dx, g.dgamma, g.dbeta} : Outputs{g.dx, g.dgamma};
+}
+}  // namespace
+
+Report check_layer_norm_forward(NormForward forward, const Options& options) {
+  return graded(layer_norm_forward_spec(),
+                {{"layer_norm_forward", {"y"},
+                  [=](const Case& c) { return Outputs{forward(x_of(c), gamma_of(c), beta_of(c), c.eps)}; }}},
+                options);
+}
+
+Report check_layer_norm_backward(NormBackward backward, const Options& options) {
+  return graded(layer_norm_backward_spec(),
+                {{"layer_norm_backward", {"dx", "dgamma", "dbeta"},
+                  [=](const Case& c) { return norm_grads(backward(dy_of(c), x_of(c), gamma_of(c), c.eps)); }}},
+                options);
+}
+
+Report check_rms_norm(RmsForward forward, NormBackward backward, const Options& options) {
+  return graded(rms_norm_spec(),
+                {{"rms_norm_forward", {"y"}, [=](const Case& c) { return Outputs{forward(x_of(c), gamma_of(c), c.eps)}; }},
+                 {"rms_norm_backward", {"dx", "dgamma"},
+                  [=](const Case& c) { return norm_grads(backward(dy_of(c), x_of(c), gamma_of(c), c.eps), false); }}},
+                options);
+}
+
+Report check_batch_norm(NormForward forward, NormBackward backward, const Options& options) {
+  return graded(batch_norm_spec(),
+                {{"batch_norm_forward", {"y"},
+                  [=](const Case& c) { return Outputs{forward(x_of(c), gamma_of(c), beta_of(c), c.eps)}; }},
+                 {"batch_norm_backward", {"dx", "dgamma", "dbeta"},
+                  [=](const Case& c) { return norm_grads(backward(dy_of(c), x_of(c), gamma_of(c), c.eps)); }}},
+                options);
+}
+
+}  // namespace tapegrad::exercise

@@ -62,10 +62,15 @@ struct Spec {
   Runner reference;  // every part's outputs, concatenated
   std::vector<Part> parts;
   std::vector<Mistake> mistakes;
+  // Two catalogued mistakes made at once (id "a+b", a before b in the catalogue's order): tried only
+  // when no single mistake explains the failures. Not listed by catalogue_ids.
+  std::vector<Mistake> pairs;
   FiniteDifferences fd;
 };
 
 Report grade(const Spec& spec, const Options& options);
+// A check_* function's body: the learner's functions as the spec's parts, graded.
+Report graded(Spec spec, std::vector<Part> parts, const Options& options);
 
 // What a sanitizer (ASan, UBSan: the learner's program is built with them by scripts/exercise.sh)
 // reported in the child, read by sanitizer_report.cpp. Empty id: no report.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "grader.hpp"
+#include "grader_texts.hpp"
 #include "tapegrad/debug/display.hpp"  // escape_html
 
 namespace tapegrad::exercise {
@@ -37,36 +38,51 @@ std::string pad(const std::string& s, std::size_t width) {
   return cols >= width ? s : s + std::string(width - cols, ' ');
 }
 
+// A row's detail; an exception's message of several lines continues under its first line, so that
+// the table's columns stay straight.
+std::string indented(const std::string& detail, std::size_t column) {
+  std::string out;
+  for (char ch : detail) {
+    out += ch;
+    if (ch == '\n') out += std::string(column, ' ');
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+  return out;
+}
+
 }  // namespace
 
 std::string Report::to_string() const {
-  const bool zh = lang == "zh";
+  using namespace detail;
   std::ostringstream out;
   const std::size_t failed = failed_count();
-  if (zh)
-    out << "练习 " << exercise << "：" << rows.size() << " 项检查，" << rows.size() - failed << " 项通过\n";
-  else
-    out << "exercise " << exercise << ": " << rows.size() - failed << " of " << rows.size() << " checks passed\n";
+  out << text::fill(text::checks_passed_en.in(lang), {{"exercise", exercise},
+                                                       {"passed", std::to_string(rows.size() - failed)},
+                                                       {"total", std::to_string(rows.size())}})
+      << "\n";
   std::size_t case_width = 0, out_width = 0;
   for (const CheckRow& r : rows)
     case_width = std::max(case_width, columns(r.case_name)), out_width = std::max(out_width, columns(r.output));
   case_width = std::min<std::size_t>(case_width, 56);
   out_width = std::min<std::size_t>(out_width, 16);
-  for (const CheckRow& r : rows)
-    out << "  " << (r.passed ? (zh ? "通过  " : "ok    ") : (zh ? "失败  " : "FAIL  ")) << pad(r.case_name, case_width)
-        << "  " << pad(r.output, out_width) << "  " << r.detail << "\n";
+  for (const CheckRow& r : rows) {
+    const std::string head = "  " + (r.passed ? text::ok : text::fail).in(lang) + pad(r.case_name, case_width) + "  " +
+                             pad(r.output, out_width) + "  ";
+    out << head << indented(r.detail, columns(head)) << "\n";
+  }
   if (!printed.empty()) {
-    out << (zh ? "你的代码打印了：\n" : "your code printed:\n");
+    out << text::printed.in(lang) << "\n";
     std::istringstream lines(printed);
     std::string line;
     while (std::getline(lines, line)) out << "  | " << line << "\n";
   }
   if (!passed) {
     if (first_failing_case >= 0)
-      out << (zh ? "第一个失败的用例：" : "first failing case: ") << first_failing_case << " (" << first_failing_function
-          << (zh ? "；--gdb 会停在这里）\n" : "; --gdb stops there)\n");
-    out << (zh ? "诊断：" : "diagnosis: ") << diagnosis << "\n";
-    if (!location.empty()) out << (zh ? "位置：" : "at: ") << location << "\n";
+      out << text::fill(text::first_failing.in(lang),
+                        {{"case", std::to_string(first_failing_case)}, {"function", first_failing_function}})
+          << "\n";
+    out << text::diagnosis.in(lang) << diagnosis << "\n";
+    if (!location.empty()) out << text::location.in(lang) << location << "\n";
     if (!hint.empty()) {  // wrapped at spaces, ~100 columns (a Chinese hint has few spaces: it stays long)
       std::istringstream words(hint);
       std::string word, line;
@@ -78,34 +94,42 @@ std::string Report::to_string() const {
     }
   }
   if (!warnings.empty()) {
-    out << (zh ? "编译器的警告：\n" : "the compiler's warnings:\n");
+    out << text::warnings.in(lang) << "\n";
     for (const std::string& w : warnings) out << "  " << w << "\n";
   }
   out << result_line() << "\n";
   return out.str();
 }
 
+namespace {
+// Escaped, with an exception's line breaks kept.
+std::string html_lines(const std::string& s) {
+  std::string out;
+  for (char ch : escape_html(s)) out += ch == '\n' ? std::string("<br>") : std::string(1, ch);
+  return out;
+}
+}  // namespace
+
 std::string Report::to_html() const {
-  const bool zh = lang == "zh";
+  using namespace detail;
   std::ostringstream out;
   const std::size_t failed = failed_count();
-  out << "<div class=\"tapegrad-exercise\"><p><b>" << (zh ? "练习 " : "exercise ") << escape_html(exercise) << "</b>: "
-      << rows.size() - failed << (zh ? " / " : " of ") << rows.size() << (zh ? " 项检查通过" : " checks passed") << "</p>";
+  out << "<div class=\"tapegrad-exercise\"><p><b>" << text::html_exercise.in(lang) << escape_html(exercise) << "</b>: "
+      << rows.size() - failed << text::of.in(lang) << rows.size() << text::html_passed.in(lang) << "</p>";
   out << "<table style=\"border-collapse:collapse;font-family:monospace\">";
-  out << "<tr><th></th><th style=\"text-align:left\">" << (zh ? "用例" : "case") << "</th><th style=\"text-align:left\">"
-      << (zh ? "输出" : "output") << "</th><th style=\"text-align:left\">" << (zh ? "详情" : "detail") << "</th></tr>";
+  out << "<tr><th></th><th style=\"text-align:left\">" << text::html_case.in(lang) << "</th><th style=\"text-align:left\">"
+      << text::html_output.in(lang) << "</th><th style=\"text-align:left\">" << text::html_detail.in(lang) << "</th></tr>";
   for (const CheckRow& r : rows)
     out << "<tr style=\"background:" << (r.passed ? "#e6f4ea" : "#fce8e6") << "\"><td style=\"padding:0 6px;color:"
         << (r.passed ? "#137333\">&#10003;" : "#c5221f\">&#10007;") << "</td><td style=\"padding:0 6px\">"
         << escape_html(r.case_name) << "</td><td style=\"padding:0 6px\">" << escape_html(r.output)
-        << "</td><td style=\"padding:0 6px\">" << escape_html(r.detail) << "</td></tr>";
+        << "</td><td style=\"padding:0 6px\">" << html_lines(r.detail) << "</td></tr>";
   out << "</table>";
-  if (!printed.empty())
-    out << "<p>" << (zh ? "你的代码打印了：" : "your code printed:") << "</p><pre>" << escape_html(printed) << "</pre>";
+  if (!printed.empty()) out << "<p>" << text::printed.in(lang) << "</p><pre>" << escape_html(printed) << "</pre>";
   if (!passed)
-    out << "<p style=\"background:#fef7e0;padding:4px\"><b>" << (zh ? "诊断：" : "diagnosis: ") << "<code>"
+    out << "<p style=\"background:#fef7e0;padding:4px\"><b>" << text::diagnosis.in(lang) << "<code>"
         << escape_html(diagnosis) << "</code></b>"
-        << (location.empty() ? std::string() : (zh ? "（位置 " : " (at ") + escape_html(location) + (zh ? "）" : ")"))
+        << (location.empty() ? std::string() : text::html_location.in(lang) + escape_html(location) + text::html_close.in(lang))
         << "<br>" << escape_html(hint) << "</p>";
   for (const std::string& w : warnings) out << "<p><code>" << escape_html(w) << "</code></p>";
   out << "<p><code>" << escape_html(result_line()) << "</code></p></div>";
@@ -130,6 +154,7 @@ Report combine(const std::string& exercise, const std::vector<Report>& reports) 
       all.passed = false;
       all.diagnosis = r.diagnosis;
       all.hint = r.hint;
+      all.partly_cases = r.partly_cases;
       all.first_failing_case = r.first_failing_case;
       all.first_failing_function = r.first_failing_function;
       all.location = r.location;

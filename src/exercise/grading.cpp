@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "grader.hpp"
+#include "grader_texts.hpp"
 #include "tapegrad/autograd/random.hpp"
 
 namespace tapegrad::exercise {
@@ -55,6 +56,18 @@ Outputs value_and_grads(const std::function<Tensor(const std::vector<Tensor>&)>&
   return out;
 }
 
+namespace text {
+std::string fill(const std::string& pattern, const std::vector<std::pair<std::string, std::string>>& values) {
+  std::string s = pattern;
+  for (const auto& [name, value] : values) {
+    const std::string key = "{" + name + "}";
+    for (std::size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size()))
+      s.replace(at, key.size(), value);
+  }
+  return s;
+}
+}  // namespace text
+
 namespace {
 
 // ---- comparing arrays ----
@@ -69,10 +82,18 @@ constexpr Tolerance kMatch{1e-6, 1e-4};
 // Against central differences (h = 1e-6): the guide's tolerances for a gradient check in double.
 constexpr Tolerance kFiniteDiff{1e-5, 1e-3};
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+std::string num(double v, int digits = 6) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
+}
+// got and expected with as many digits as it takes to tell them apart (never "got 1.22474,
+// expected 1.22474"): 6, or more up to the 17 that tell any two doubles apart.
+std::pair<std::string, std::string> distinct(double got, double expected) {
+  for (int digits = 6;; ++digits) {
+    std::string g = num(got, digits), e = num(expected, digits);
+    if (g != e || digits >= 17) return {g, e};
+  }
 }
 std::string sci(double v) {
   char buf[32];
@@ -84,15 +105,15 @@ Shape shape_of(const Array& a) { return Shape(a.shape().begin(), a.shape().end()
 
 struct Comparison {
   bool passed = false;
+  bool shape_wrong = false;
   std::string detail;
 };
 
 Comparison compare(const Array& got, const Array& expected, Tolerance tol, const std::string& lang) {
-  const bool zh = lang == "zh";
   Comparison c;
   if (shape_of(got) != shape_of(expected)) {
-    c.detail = (zh ? "形状 " : "shape ") + shape_str(got.shape()) + (zh ? "，应为 " : ", expected ") +
-               shape_str(expected.shape());
+    c.shape_wrong = true;
+    c.detail = text::shape.in(lang) + shape_str(got.shape()) + text::expected.in(lang) + shape_str(expected.shape());
     return c;
   }
   std::vector<std::size_t> bad;
@@ -101,11 +122,11 @@ Comparison compare(const Array& got, const Array& expected, Tolerance tol, const
   if (!bad.empty()) {
     std::ostringstream out;
     const double v = got.data()[bad[0]];
-    out << (std::isnan(v) ? "NaN" : "Inf") << (zh ? " 位于 " : " at ");
+    out << (std::isnan(v) ? "NaN" : "Inf") << text::at.in(lang);
     for (std::size_t k = 0; k < std::min<std::size_t>(bad.size(), 3); ++k)
       out << (k ? ", " : "") << index_str(shape_of(got), bad[k]);
     if (bad.size() > 3) out << ", ...";
-    out << " (" << bad.size() << (zh ? " / " : " of ") << got.size() << (zh ? " 个元素)" : " elements)");
+    out << " (" << bad.size() << text::of.in(lang) << got.size() << text::elements.in(lang);
     c.detail = out.str();
     return c;
   }
@@ -119,13 +140,15 @@ Comparison compare(const Array& got, const Array& expected, Tolerance tol, const
   }
   c.passed = worst <= 1.0;
   if (got.size() == 0) {
-    c.detail = zh ? "空数组" : "empty";
+    c.detail = text::empty.in(lang);
   } else if (c.passed) {
-    c.detail = (zh ? "最大误差 " : "max error ") + sci(worst_abs);
+    c.detail = text::max_error.in(lang) + sci(worst_abs);
   } else {
-    c.detail = (zh ? "最差元素 " : "worst at ") + index_str(shape_of(got), at) + (zh ? "：得到 " : ": got ") +
-               num(got.data()[at]) + (zh ? "，应为 " : ", expected ") + num(expected.data()[at]) +
-               (zh ? "，误差 " : ", error ") + sci(worst_abs);
+    const auto [g, e] = distinct(got.data()[at], expected.data()[at]);
+    // a single number (Adam's step) has no "worst element" to point at
+    const std::string where = got.size() == 1 ? text::got_scalar.in(lang)
+                                              : text::worst_at.in(lang) + index_str(shape_of(got), at) + text::got.in(lang);
+    c.detail = where + g + text::expected.in(lang) + e + text::error.in(lang) + sci(worst_abs);
   }
   return c;
 }
@@ -157,7 +180,20 @@ double env_double(const char* name, double fallback) {
 }
 
 std::string case_label(const Case& c, int index, const std::string& lang) {
-  return (lang == "zh" ? "用例 " : "case ") + std::to_string(index) + ": " + c.name.in(lang);
+  return text::case_word.in(lang) + std::to_string(index) + ": " + c.name.in(lang);
+}
+
+// "case 3" or "cases 3, 4 and 6" (zh: 用例 3、4、6)
+std::string cases_str(const std::vector<int>& cases, const std::string& lang) {
+  std::string s = (cases.size() == 1 ? text::case_word : text::cases_word).in(lang);
+  for (std::size_t i = 0; i < cases.size(); ++i) s += (i ? text::list_sep.in(lang) : "") + std::to_string(cases[i]);
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& words, const std::string& lang) {
+  std::string s;
+  for (std::size_t i = 0; i < words.size(); ++i) s += (i ? text::list_sep.in(lang) : "") + words[i];
+  return s;
 }
 
 // d/dx of sum(dy · forward(x)) by central differences, x = in[x_input].
@@ -181,148 +217,317 @@ Array finite_differences(const Part& forward, const Case& c, const FiniteDiffere
   return grad;
 }
 
+// ---- one case, run: a record per output ----
+struct OutputResult {
+  Array got;
+  bool present = false;  // its part ran and returned it
+  bool passed = false;
+  bool shape_wrong = false;
+};
+
+struct CaseRun {
+  int index = -1;
+  Outputs expected;  // the reference's
+  std::vector<OutputResult> outputs;
+  std::string error_id;  // the first of its parts that did not run: not_implemented, exception, ...
+  bool fd_ran = false, fd_passed = false;
+
+  bool any_present() const {
+    return std::any_of(outputs.begin(), outputs.end(), [](const OutputResult& o) { return o.present; });
+  }
+  // An output that ran is wrong: a catalogued mistake can explain this case.
+  bool wrong_value() const {
+    return std::any_of(outputs.begin(), outputs.end(), [](const OutputResult& o) { return o.present && !o.passed; });
+  }
+};
+
+// What grade() knows while it runs: the spec, the language, how the learner's code runs, the report.
+struct Grading {
+  const Spec& spec;
+  std::string lang;
+  bool isolate;
+  double timeout;
+  std::vector<std::string> names;  // every part's outputs, concatenated
+  Report report;
+  std::vector<std::string> row_function;  // the learner's function behind each row
+  bool stopped = false;                   // a case timed out: the later ones are not run
+  std::string pitfall;                    // the first C++ pitfall a sanitizer reported
+
+  void add_row(int ci, const std::string& label, const std::string& output, bool passed, const std::string& detail,
+               const std::string& function) {
+    report.rows.push_back({ci, label, output, passed, detail});
+    report.rows.back().function = function;
+    row_function.push_back(function);
+  }
+};
+
+// Step 1: the cases to run (all, or the one --case asks for).
+std::vector<int> cases_to_run(const Spec& spec, const Options& options) {
+  std::vector<int> cases;
+  for (std::size_t ci = 0; ci < spec.cases.size(); ++ci)
+    if (options.only_case < 0 || static_cast<int>(ci) == options.only_case) cases.push_back(static_cast<int>(ci));
+  return cases;
+}
+
+// Step 3: a part's rows, one per output it returned (or one saying why it did not run).
+void part_rows(Grading& g, CaseRun& run, const Part& part, std::size_t first_output, const RunResult& r,
+               const std::string& label) {
+  if (r.status == RunResult::ok && r.outputs.size() == part.outputs.size()) {
+    for (std::size_t k = 0; k < part.outputs.size(); ++k) {
+      OutputResult& o = run.outputs[first_output + k];
+      const Comparison cmp = compare(r.outputs[k], run.expected.at(first_output + k), kGrade, g.lang);
+      o = {r.outputs[k], true, cmp.passed, cmp.shape_wrong};
+      g.add_row(run.index, label, part.outputs[k], cmp.passed, cmp.detail, part.function);
+    }
+    return;
+  }
+  const std::string id = run_error_id(r);
+  if (run.error_id.empty()) run.error_id = id;
+  if (g.pitfall.empty() && is_cpp_pitfall(id)) g.pitfall = id, g.report.location = r.sanitizer.location;
+  g.add_row(run.index, label, part.function + "()", false, r.message, part.function);
+  if (r.status == RunResult::timeout) g.stopped = true;
+}
+
+// The backward against finite differences of the learner's own forward.
+void finite_difference_row(Grading& g, CaseRun& run, const Case& c, const std::string& label) {
+  const FiniteDifferences& fd = g.spec.fd;
+  if (fd.forward_part < 0 || !c.fd || g.stopped || !run.outputs[fd.grad_output].present) return;
+  std::size_t first = 0;
+  for (int pi = 0; pi < fd.forward_part; ++pi) first += g.spec.parts[pi].outputs.size();
+  if (!run.outputs[first].present) return;  // the forward did not run
+  const Part& forward = g.spec.parts[fd.forward_part];
+  const RunResult r = run_isolated([&] { return Outputs{finite_differences(forward, c, fd)}; }, g.isolate, g.timeout);
+  const std::string what = g.names[fd.grad_output] + text::vs_fd.in(g.lang);
+  run.fd_ran = true;
+  if (r.status == RunResult::ok && r.outputs.size() == 1) {
+    const Comparison cmp = compare(run.outputs[fd.grad_output].got, r.outputs[0], kFiniteDiff, g.lang);
+    run.fd_passed = cmp.passed;
+    g.add_row(run.index, label, what, cmp.passed, cmp.detail, forward.function);
+  } else {
+    g.add_row(run.index, label, what, false, r.message, forward.function);
+  }
+}
+
+// Step 2: run a case, every part in a child process, and write its rows.
+CaseRun run_case(Grading& g, int ci) {
+  const Case& c = g.spec.cases[ci];
+  const std::string label = case_label(c, ci, g.lang);
+  CaseRun run;
+  run.index = ci;
+  run.outputs.resize(g.names.size());
+  if (g.stopped) {
+    g.add_row(ci, label, "-", false, text::not_run.in(g.lang), "");
+    return run;
+  }
+  run.expected = g.spec.reference(c);
+  std::size_t first_output = 0;
+  for (const Part& part : g.spec.parts) {
+    const RunResult r = run_isolated([&] { return part.run(c); }, g.isolate, g.timeout);
+    if (g.report.printed.empty() && !r.printed.empty()) g.report.printed = r.printed;
+    part_rows(g, run, part, first_output, r, label);
+    first_output += part.outputs.size();
+  }
+  finite_difference_row(g, run, c, label);
+  return run;
+}
+
+// Step 4: the first failing row: its case and the learner's function behind it (where --gdb stops).
+void first_failure(Grading& g) {
+  for (std::size_t i = 0; i < g.report.rows.size(); ++i)
+    if (!g.report.rows[i].passed) {
+      g.report.first_failing_case = g.report.rows[i].case_index;
+      g.report.first_failing_function = g.row_function[i];
+      return;
+    }
+}
+
+// ---- step 5: the diagnosis ----
+// A mistake explains a case with a wrong value when it reproduces the learner's outputs there (by
+// value; for the rounding-noise mistakes, by which outputs fail). It contradicts a case the learner
+// got right when it is wrong there and does not reproduce the learner either.
+struct Verdict {
+  std::vector<int> explained;
+  bool contradicted = false;
+};
+
+// every_case: stop at the first failing case it does not explain (the pairs: only a full match counts).
+Verdict judge(const Spec& spec, const Mistake& m, const std::vector<CaseRun>& runs, bool every_case = false) {
+  Verdict v;
+  for (const CaseRun& run : runs) {
+    if (!run.any_present()) continue;
+    Outputs theirs;
+    try {
+      theirs = m.run(spec.cases[run.index]);
+    } catch (const std::exception&) {
+      theirs.clear();
+    }
+    const bool valid = theirs.size() == run.outputs.size();
+    const bool wrong = run.wrong_value();
+    bool all = valid;
+    for (std::size_t k = 0; k < run.outputs.size() && all; ++k) {
+      const OutputResult& o = run.outputs[k];
+      if (!o.present) continue;
+      const bool mistake_right = compare(theirs[k], run.expected[k], kGrade, "en").passed;
+      if (m.by_pattern) all = mistake_right == o.passed;
+      else all = matches(o.got, theirs[k], kMatch) || (!wrong && mistake_right);
+    }
+    if (wrong && all) v.explained.push_back(run.index);
+    if (!wrong && !all) v.contradicted = true;
+    if (wrong && !all && every_case) return v;
+    if (v.contradicted) break;
+  }
+  return v;
+}
+
+// The unknown hint, from what the report shows: only shapes wrong; the forward right and the backward
+// not what finite differences of it say; some outputs right everywhere; else where to look first.
+std::string unknown_hint(const Grading& g, const std::vector<CaseRun>& runs) {
+  const std::string& lang = g.lang;
+  std::string hint = text::unknown_start.in(lang);
+  const std::size_t n = g.names.size();
+  std::vector<bool> right_everywhere(n, true), ran(n, false);
+  bool any_wrong = false, only_shapes = true, fd_failed = false, fd_all_passed = true, fd_any = false;
+  std::vector<std::string> shape_details;
+  for (const CaseRun& run : runs) {
+    for (std::size_t k = 0; k < n; ++k) {
+      const OutputResult& o = run.outputs[k];
+      if (!o.present) continue;
+      ran[k] = true;
+      if (o.passed) continue;
+      right_everywhere[k] = false, any_wrong = true;
+      only_shapes &= o.shape_wrong;
+      const std::string d = g.names[k] + " " + shape_str(o.got.shape()) + text::expected.in(lang) +
+                            shape_str(run.expected[k].shape());
+      if (o.shape_wrong && std::find(shape_details.begin(), shape_details.end(), d) == shape_details.end() &&
+          shape_details.size() < 3)
+        shape_details.push_back(d);
+    }
+    if (run.fd_ran) fd_any = true, fd_failed |= !run.fd_passed, fd_all_passed &= run.fd_passed;
+  }
+  if (any_wrong && only_shapes) return hint + text::fill(text::only_shapes.in(lang), {{"details", joined(shape_details, lang)}});
+  const FiniteDifferences& fd = g.spec.fd;
+  if (fd.forward_part >= 0) {
+    std::size_t first = 0;
+    for (int pi = 0; pi < fd.forward_part; ++pi) first += g.spec.parts[pi].outputs.size();
+    bool forward_right = true;
+    for (std::size_t k = first; k < first + g.spec.parts[fd.forward_part].outputs.size(); ++k)
+      forward_right &= ran[k] && right_everywhere[k];
+    const std::string out = g.names[fd.grad_output];
+    if (forward_right && fd_failed) return hint + text::fill(text::forward_right_fd_wrong.in(lang), {{"output", out}});
+    if (!forward_right && fd_any && fd_all_passed && !right_everywhere[fd.grad_output])
+      return hint + text::fill(text::backward_follows_forward.in(lang), {{"output", out}});
+  }
+  std::vector<std::string> right, wrong;
+  for (std::size_t k = 0; k < n; ++k)
+    if (ran[k]) (right_everywhere[k] ? right : wrong).push_back(g.names[k]);
+  if (!right.empty() && !wrong.empty())
+    return hint + text::fill(text::some_outputs_right.in(lang),
+                             {{"right", joined(right, lang) + (right.size() > 1 ? text::are : text::is).in(lang)},
+                              {"wrong", joined(wrong, lang)}});
+  // the smallest failing case (fewest elements in its first input)
+  int smallest = g.report.first_failing_case;
+  std::size_t size = static_cast<std::size_t>(-1);
+  for (const CaseRun& run : runs)
+    if (run.wrong_value() && g.spec.cases[run.index].in.at(0).size() < size)
+      smallest = run.index, size = g.spec.cases[run.index].in[0].size();
+  return hint + text::fill(text::compare_worst.in(lang), {{"case", cases_str({smallest}, lang)}});
+}
+
+void diagnose(Grading& g, const std::vector<CaseRun>& runs) {
+  Report& report = g.report;
+  const std::string& lang = g.lang;
+  // A C++ pitfall a sanitizer found outranks the catalogue: the values of such code mean nothing.
+  if (!g.pitfall.empty()) {
+    report.diagnosis = g.pitfall;
+    report.hint = run_error_hint(g.pitfall).in(lang);
+    return;
+  }
+  std::vector<int> wrong, threw;
+  std::string first_error;
+  for (const CaseRun& run : runs) {
+    if (run.wrong_value()) wrong.push_back(run.index);
+    if (!run.error_id.empty()) {
+      threw.push_back(run.index);
+      if (first_error.empty()) first_error = run.error_id;
+    }
+  }
+  if (wrong.empty()) {  // nothing ran wrong: what stopped the code (or only finite differences failed)
+    report.diagnosis = !first_error.empty() ? first_error : "unknown";
+    report.hint = first_error.empty() ? unknown_hint(g, runs) : run_error_hint(first_error).in(lang);
+    return;
+  }
+  // Cases that threw beside wrong values: the exception's hint is kept after the diagnosis.
+  const std::string threw_too = threw.empty() ? "" : text::fill(text::also_threw.in(lang), {{"cases", cases_str(threw, lang)}}) +
+                                                         run_error_hint(first_error).in(lang);
+  auto name = [&](const Mistake& m, const std::string& prefix) {
+    report.diagnosis = m.id;
+    report.hint = prefix + m.hint.in(lang) + threw_too;
+  };
+  std::vector<Verdict> verdicts;
+  for (const Mistake& m : g.spec.mistakes) {
+    verdicts.push_back(judge(g.spec, m, runs));
+    if (!verdicts.back().contradicted && verdicts.back().explained.size() == wrong.size()) return name(m, "");
+  }
+  for (const Mistake& m : g.spec.pairs) {
+    const Verdict v = judge(g.spec, m, runs, true);
+    if (!v.contradicted && v.explained.size() == wrong.size()) return name(m, text::pair.in(lang));
+  }
+  // None explains every failing case: the one that explains the most, "partly": at least two failing
+  // cases and half of them (one case alone, an N = 1 case say, is a coincidence as often as not), and
+  // by value (the rounding-noise mistakes are named by their pattern only when it is the whole one).
+  const Mistake* best = nullptr;
+  Verdict best_verdict;
+  for (std::size_t i = 0; i < verdicts.size(); ++i)
+    if (!verdicts[i].contradicted && !g.spec.mistakes[i].by_pattern &&
+        verdicts[i].explained.size() > best_verdict.explained.size())
+      best = &g.spec.mistakes[i], best_verdict = verdicts[i];
+  const std::size_t explained = best_verdict.explained.size();
+  if (best && explained >= 2 && 2 * explained >= wrong.size()) {
+    std::vector<int> others;
+    for (int ci : wrong)
+      if (std::find(best_verdict.explained.begin(), best_verdict.explained.end(), ci) == best_verdict.explained.end())
+        others.push_back(ci);
+    report.partly_cases = best_verdict.explained;
+    return name(*best, text::fill(text::partly.in(lang), {{"explained", cases_str(best_verdict.explained, lang)},
+                                                          {"others", cases_str(others, lang)}}));
+  }
+  if (!first_error.empty()) {  // some cases threw, the others' wrong values are no known mistake
+    report.diagnosis = first_error;
+    report.hint = run_error_hint(first_error).in(lang) + text::fill(text::wrong_value_too.in(lang), {{"cases", cases_str(wrong, lang)}});
+    return;
+  }
+  report.diagnosis = "unknown";
+  report.hint = unknown_hint(g, runs);
+}
+
 }  // namespace
 
 Report grade(const Spec& spec, const Options& options) {
-  Report report;
-  report.exercise = spec.exercise;
-  report.lang = language(options.lang);
-  const std::string& lang = report.lang;
-  const bool zh = lang == "zh";
-  const double timeout = options.timeout_seconds > 0 ? options.timeout_seconds
-                                                     : env_double("TAPEGRAD_EXERCISE_TIMEOUT", 10.0);
   const char* fork_env = std::getenv("TAPEGRAD_EXERCISE_FORK");
-  const bool isolate = options.isolate && !(fork_env && std::string(fork_env) == "0");
+  Grading g{spec,
+            language(options.lang),
+            options.isolate && !(fork_env && std::string(fork_env) == "0"),
+            options.timeout_seconds > 0 ? options.timeout_seconds : env_double("TAPEGRAD_EXERCISE_TIMEOUT", 10.0),
+            {},
+            {},
+            {},
+            false,
+            {}};
+  g.report.exercise = spec.exercise;
+  g.report.lang = g.lang;
+  for (const Part& p : spec.parts) g.names.insert(g.names.end(), p.outputs.begin(), p.outputs.end());
 
-  std::vector<std::string> names;
-  for (const Part& p : spec.parts) names.insert(names.end(), p.outputs.begin(), p.outputs.end());
+  std::vector<CaseRun> runs;
+  for (int ci : cases_to_run(spec, options)) runs.push_back(run_case(g, ci));
+  first_failure(g);
+  g.report.passed = g.report.first_failing_case < 0 && !g.report.rows.empty();
+  if (!g.report.passed) diagnose(g, runs);
+  return std::move(g.report);
+}
 
-  // Per case: the learner's outputs (empty where the part did not run), and whether each passed.
-  struct CaseResult {
-    int index = -1;
-    std::vector<Array> got;
-    std::vector<bool> present, passed;
-  };
-  std::vector<CaseResult> results;
-  std::vector<std::string> row_function;  // the learner's function behind each row
-  std::string first_error;
-  std::string pitfall;  // the first C++ pitfall a sanitizer reported
-  bool value_failure = false, stopped = false;
-
-  for (std::size_t ci = 0; ci < spec.cases.size(); ++ci) {
-    if (options.only_case >= 0 && static_cast<int>(ci) != options.only_case) continue;
-    const Case& c = spec.cases[ci];
-    const std::string label = case_label(c, static_cast<int>(ci), lang);
-    if (stopped) {
-      report.rows.push_back({static_cast<int>(ci), label, "-", false,
-                             zh ? "未运行：前面的用例超时了" : "not run: an earlier case timed out"});
-      row_function.push_back("");
-      continue;
-    }
-    const Outputs expected = spec.reference(c);
-    CaseResult cr;
-    cr.index = static_cast<int>(ci);
-    cr.got.resize(names.size());
-    cr.present.assign(names.size(), false);
-    cr.passed.assign(names.size(), false);
-    std::size_t k0 = 0;
-    std::vector<bool> part_ok(spec.parts.size(), false);
-    for (std::size_t pi = 0; pi < spec.parts.size(); ++pi) {
-      const Part& part = spec.parts[pi];
-      const RunResult r = run_isolated([&] { return part.run(c); }, isolate, timeout);
-      if (report.printed.empty() && !r.printed.empty()) report.printed = r.printed;
-      if (r.status == RunResult::ok && r.outputs.size() == part.outputs.size()) {
-        part_ok[pi] = true;
-        for (std::size_t k = 0; k < part.outputs.size(); ++k) {
-          const Comparison cmp = compare(r.outputs[k], expected.at(k0 + k), kGrade, lang);
-          cr.got[k0 + k] = r.outputs[k];
-          cr.present[k0 + k] = true;
-          cr.passed[k0 + k] = cmp.passed;
-          value_failure |= !cmp.passed;
-          report.rows.push_back({static_cast<int>(ci), label, part.outputs[k], cmp.passed, cmp.detail});
-          row_function.push_back(part.function);
-        }
-      } else {
-        const std::string id = run_error_id(r);
-        if (first_error.empty()) first_error = id;
-        if (pitfall.empty() && is_cpp_pitfall(id)) pitfall = id, report.location = r.sanitizer.location;
-        report.rows.push_back({static_cast<int>(ci), label, part.function + "()", false, r.message});
-        row_function.push_back(part.function);
-        if (r.status == RunResult::timeout) stopped = true;
-      }
-      k0 += part.outputs.size();
-    }
-    // The backward against finite differences of the learner's own forward.
-    const FiniteDifferences& fd = spec.fd;
-    if (fd.forward_part >= 0 && c.fd && part_ok[fd.forward_part] && cr.present[fd.grad_output] && !stopped) {
-      const Part& forward = spec.parts[fd.forward_part];
-      const RunResult r = run_isolated([&] { return Outputs{finite_differences(forward, c, fd)}; }, isolate, timeout);
-      const std::string what = names[fd.grad_output] + (zh ? " 对比你的前向的有限差分" : " vs finite differences of your forward");
-      if (r.status == RunResult::ok && r.outputs.size() == 1) {
-        const Comparison cmp = compare(cr.got[fd.grad_output], r.outputs[0], kFiniteDiff, lang);
-        report.rows.push_back({static_cast<int>(ci), label, what, cmp.passed, cmp.detail});
-      } else {
-        report.rows.push_back({static_cast<int>(ci), label, what, false, r.message});
-      }
-      row_function.push_back(forward.function);
-    }
-    results.push_back(std::move(cr));
-  }
-
-  for (std::size_t i = 0; i < report.rows.size(); ++i) report.rows[i].function = row_function[i];
-  for (std::size_t i = 0; i < report.rows.size(); ++i)
-    if (!report.rows[i].passed) {
-      report.first_failing_case = report.rows[i].case_index;
-      report.first_failing_function = row_function[i];
-      break;
-    }
-  report.passed = report.first_failing_case < 0 && !report.rows.empty();
-  if (report.passed) return report;
-
-  // A C++ pitfall a sanitizer found outranks the catalogue: the values of such code mean nothing.
-  if (!pitfall.empty()) {
-    report.diagnosis = pitfall;
-    report.hint = run_error_hint(pitfall).in(lang);
-    return report;
-  }
-  // The diagnosis: the first catalogued mistake whose results the learner's match on every output
-  // that ran (by value, or by the pattern of failures for the rounding-noise mistakes).
-  if (value_failure) {
-    for (const Mistake& m : spec.mistakes) {
-      bool all = true;
-      for (const CaseResult& cr : results) {
-        Outputs theirs;
-        try {
-          theirs = m.run(spec.cases[cr.index]);
-        } catch (const std::exception&) {
-          all = false;
-        }
-        if (!all || theirs.size() != names.size()) {
-          all = false;
-          break;
-        }
-        const Outputs expected = m.by_pattern ? spec.reference(spec.cases[cr.index]) : Outputs{};
-        for (std::size_t k = 0; k < names.size() && all; ++k) {
-          if (!cr.present[k]) continue;
-          if (m.by_pattern) {
-            const bool mistake_passes = compare(theirs[k], expected[k], kGrade, "en").passed;
-            all = mistake_passes == cr.passed[k];
-          } else {
-            all = matches(cr.got[k], theirs[k], kMatch);
-          }
-        }
-        if (!all) break;
-      }
-      if (all && !results.empty()) {
-        report.diagnosis = m.id;
-        report.hint = m.hint.in(lang);
-        return report;
-      }
-    }
-  }
-  report.diagnosis = !value_failure && !first_error.empty() ? first_error : "unknown";
-  report.hint = run_error_hint(report.diagnosis).in(lang);
-  return report;
+Report graded(Spec spec, std::vector<Part> parts, const Options& options) {
+  spec.parts = std::move(parts);
+  return grade(spec, options);
 }
 
 }  // namespace detail
