@@ -87,7 +87,7 @@ Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const T
   // Inside a precision_scope the hidden layer is stored in the scope's format, as on hardware:
   // the composed FFN rounds h and act(h) too (one fused op would round only y). Its entries are
   // linear, the activation and linear, so feed_forward_backward does not run there: in gdb,
-  // `break tapegrad::linear_backward` (tools/gdb/README.md, recipe ffn_precision).
+  // `break linear.cpp:tapegrad::linear_backward` (tools/gdb/README.md, recipe ffn_precision).
   if (low_precision_active()) return composed::feed_forward(x, w1, b1, w2, b2, activation);
   saved.activation = activation;
 

@@ -3,7 +3,7 @@
 # program: examples/ffn_by_hand
 start --fp16
 break feed_forward.cpp:tapegrad::feed_forward_backward
-break tapegrad::linear_backward
+break linear.cpp:tapegrad::linear_backward
 continue
 p $entry().op
 p $tape()
