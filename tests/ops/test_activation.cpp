@@ -55,7 +55,7 @@ TEST_CASE("gelu: an unknown approximation is refused by name", "[ops][gelu][erro
                                           Catch::Contains("'x' (2, 3)"));
 }
 
-TEST_CASE("gelu_backward: the form is named by the enum; relu is refused by name", "[ops][gelu][errors]") {
+TEST_CASE("gelu_backward: the form is named by the enum, and relu is refused by name", "[ops][gelu][errors]") {
   // Called directly (as a learner might from gdb's `call`), it takes the form as gelu_op records it.
   Tensor a = param({2, 3}, 13, "a"), b = param({2, 3}, 13, "b");
   const Array dy = xt::ones<double>({2, 3});
