@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   tape().clear();
   Tensor loss = model(x, w, b);
   if (argc > 1 && std::strcmp(argv[1], "--dot") == 0) {
-    std::cout << to_dot();
+    std::cout << draw_dot(tape());
     return 0;
   }
   std::cout << "loss = " << loss.item() << "\n\n" << tape().to_string() << '\n';

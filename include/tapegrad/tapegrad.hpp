@@ -1,8 +1,10 @@
 #pragma once
-// Everything in one include. The layers, bottom up:
-//   autograd (tensor, tape, backward) -> ops -> nn -> optim,
-//   with debug/ (gradcheck, anomaly mode, tape views, notebook display) beside them.
-// The depth-stability lab is an application on this library (lab/), not part of it.
+// Everything in one include, in the layers' order, bottom up:
+//   autograd (tensor, tape, backward) -> ops -> nn -> optim -> debug (gradcheck, anomaly mode,
+//   tape views and pictures, notebook display).
+// The exercises' grader (tapegrad/exercise.hpp) sits above debug and is included on its own, by the
+// exercises and their notebooks. The depth-stability lab is an application on this library (lab/),
+// not part of it.
 
 // Printing needs nothing more: a Tensor's value() and grad() are xt::xarray, printed by
 // xtensor's own operator<< (xio.hpp), so it comes with this header (a second operator<< for
@@ -11,16 +13,13 @@
 #include <iostream>
 #include <xtensor/xio.hpp>
 
-#include "tapegrad/debug/anomaly.hpp"
+// autograd: the tensor, the tape, backward, precision, the one RNG.
 #include "tapegrad/autograd/error.hpp"
 #include "tapegrad/autograd/precision.hpp"
-#include "tapegrad/debug/gradcheck.hpp"
 #include "tapegrad/autograd/random.hpp"
 #include "tapegrad/autograd/tape.hpp"
-#include "tapegrad/debug/tape_view.hpp"
-#include "tapegrad/debug/draw.hpp"
 #include "tapegrad/autograd/tensor.hpp"
-#include "tapegrad/debug/display.hpp"
+// ops: what records on the tape.
 #include "tapegrad/ops/activation.hpp"
 #include "tapegrad/ops/attention.hpp"
 #include "tapegrad/ops/batched_matmul.hpp"
@@ -28,15 +27,15 @@
 #include "tapegrad/ops/embedding.hpp"
 #include "tapegrad/ops/feed_forward.hpp"
 #include "tapegrad/ops/linear.hpp"
-#include "tapegrad/ops/residual.hpp"
 #include "tapegrad/ops/loss.hpp"
 #include "tapegrad/ops/matmul.hpp"
 #include "tapegrad/ops/narrow.hpp"
 #include "tapegrad/ops/normalization.hpp"
 #include "tapegrad/ops/reduce.hpp"
+#include "tapegrad/ops/residual.hpp"
 #include "tapegrad/ops/shape.hpp"
 #include "tapegrad/ops/softmax.hpp"
-#include "tapegrad/nn/self_attention.hpp"
+// nn: modules made of ops.
 #include "tapegrad/nn/embedding_layer.hpp"
 #include "tapegrad/nn/ffn.hpp"
 #include "tapegrad/nn/init.hpp"
@@ -44,11 +43,20 @@
 #include "tapegrad/nn/module.hpp"
 #include "tapegrad/nn/norm_layers.hpp"
 #include "tapegrad/nn/residual_block.hpp"
+#include "tapegrad/nn/self_attention.hpp"
 #include "tapegrad/nn/sequential.hpp"
 #include "tapegrad/nn/transformer_block.hpp"
+// optim: what updates the parameters.
 #include "tapegrad/optim/adam.hpp"
 #include "tapegrad/optim/checkpoint.hpp"
 #include "tapegrad/optim/clip.hpp"
+#include "tapegrad/optim/mixed_precision.hpp"
 #include "tapegrad/optim/optimizer.hpp"
 #include "tapegrad/optim/schedule.hpp"
 #include "tapegrad/optim/sgd.hpp"
+// debug: the tools that look at all of the above.
+#include "tapegrad/debug/anomaly.hpp"
+#include "tapegrad/debug/display.hpp"
+#include "tapegrad/debug/draw.hpp"
+#include "tapegrad/debug/gradcheck.hpp"
+#include "tapegrad/debug/tape_view.hpp"

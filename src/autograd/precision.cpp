@@ -1,6 +1,6 @@
 #include "tapegrad/autograd/precision.hpp"
 
-#include "../kernel_switch.hpp"
+#include "kernel_switch.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -19,6 +19,12 @@ thread_local const AutogradHook* hook = nullptr;  // anomaly mode's, while it is
 
 Tape& tape() { return this_thread_tape; }
 
+bool made_on(const Tape& t, const Tensor& x) {
+  const TensorImpl& impl = x.impl();
+  return impl.tape_index >= 0 && impl.tape_generation == t.generation &&
+         static_cast<std::size_t>(impl.tape_index) < t.size() && t[impl.tape_index].output.same(x);
+}
+
 bool is_grad_enabled() { return grad_enabled; }
 void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
 

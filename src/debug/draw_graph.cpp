@@ -1,4 +1,4 @@
-// The tape as a graph: boxes, tensors and edges, and their Graphviz source (draw_dot, to_dot).
+// The tape as a graph: boxes, tensors and edges, and their Graphviz source (draw_dot).
 #include "draw_graph.hpp"
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 #include <xtensor/xnorm.hpp>
 #include <xtensor/xsort.hpp>
 
-#include "tapegrad/debug/tape_view.hpp"
 #include "tapegrad/nn/module.hpp"
 
 namespace tapegrad::detail {
@@ -87,12 +86,6 @@ const nn::Module* module_at(const nn::Module* model, const std::string& path) {
 bool is_parameter(const Tensor& x) { return x.is_leaf() && x.requires_grad() && !x.name().empty(); }
 
 }  // namespace
-
-bool made_on(const Tape& t, const Tensor& x) {
-  const TensorImpl& impl = x.impl();
-  return impl.tape_index >= 0 && impl.tape_generation == t.generation &&
-         static_cast<std::size_t>(impl.tape_index) < t.size() && t[impl.tape_index].output.same(x);
-}
 
 std::vector<std::size_t> entries_behind(const Tape& t, const Tensor& root, const char* who) {
   if (!root.defined()) throw Error(std::string(who) + ": the tensor is undefined (default-constructed)");
@@ -197,7 +190,15 @@ TapeGraph::TapeGraph(const Tape& t, std::vector<std::size_t> entries, const Draw
 // an entry without parameters belongs where its latest input was made (the ReLU after a
 // block's first linear, the residual add). Then runs of boxes alike but for their indices fold.
 void TapeGraph::group_by_module() {
-  std::map<std::size_t, std::string> scope;
+  std::vector<Box> boxes = merge_consecutive(module_scopes());
+  split_off_trailing_entries(boxes);
+  units_ = fold_repeats(boxes);
+}
+
+// Pass 1: each entry's module path ("blocks.3"): the common prefix of its parameters' paths,
+// or, for an entry without parameters, the path of the entry that made its latest input.
+std::map<std::size_t, std::string> TapeGraph::module_scopes() const {
+  std::map<std::size_t, std::string> scope;  // entry -> path
   for (const Unit& u : units_) {
     const TapeEntry& e = tape_[u.entries[0]];
     std::vector<std::string> common;
@@ -223,75 +224,83 @@ void TapeGraph::group_by_module() {
     }
     scope[u.entries[0]] = s;
   }
-  // Consecutive entries of one module -> one box.
-  std::vector<Unit> grouped;
-  std::vector<std::string> group_scope;
+  return scope;
+}
+
+// Pass 2: consecutive entries of one module -> one box.
+std::vector<TapeGraph::Box> TapeGraph::merge_consecutive(const std::map<std::size_t, std::string>& scope) const {
+  std::vector<Box> boxes;
   for (const Unit& u : units_) {
-    const std::string& s = scope[u.entries[0]];
-    if (!s.empty() && !group_scope.empty() && group_scope.back() == s) {
-      grouped.back().entries.push_back(u.entries[0]);
-      grouped.back().entry = -1;
+    const std::string& s = scope.at(u.entries[0]);
+    if (!s.empty() && !boxes.empty() && boxes.back().scope == s) {
+      boxes.back().unit.entries.push_back(u.entries[0]);
+      boxes.back().unit.entry = -1;
       continue;
     }
-    grouped.push_back(u);
-    group_scope.push_back(s);
+    boxes.push_back({u, s});
   }
-  // The entries after the last module that use its output (the loss's sum) were put in it: a box
-  // that is its predecessor's entries and more is cut back, the rest drawn on their own.
-  for (std::size_t g = 1; g < grouped.size(); ++g) {
-    Unit& prev = grouped[g - 1];
-    Unit& cur = grouped[g];
+  return boxes;
+}
+
+// Pass 3: the entries after the last module that use its output (the loss's sum) were put in
+// it: a box that is its predecessor's entries and more is cut back, the rest drawn on their own.
+void TapeGraph::split_off_trailing_entries(std::vector<Box>& boxes) const {
+  for (std::size_t g = 1; g < boxes.size(); ++g) {
+    const Unit& prev = boxes[g - 1].unit;
+    Unit& cur = boxes[g].unit;
     if (prev.entry >= 0 || cur.entry >= 0 || cur.entries.size() <= prev.entries.size() ||
-        without_numbers(group_scope[g]) != without_numbers(group_scope[g - 1]))
+        without_numbers(boxes[g].scope) != without_numbers(boxes[g - 1].scope))
       continue;
     bool same_start = true;
     for (std::size_t k = 0; k < prev.entries.size(); ++k)
       same_start = same_start && tape_[prev.entries[k]].op == tape_[cur.entries[k]].op;
     if (!same_start) continue;
-    std::vector<Unit> tail;
+    std::vector<Box> tail;
     for (std::size_t k = prev.entries.size(); k < cur.entries.size(); ++k) {
       Unit single;
-      single.entries = {cur.entries[k]};
+      single.entries.push_back(cur.entries[k]);
       single.entry = static_cast<long>(cur.entries[k]);
-      tail.push_back(single);
+      tail.push_back({single, std::string()});
     }
     cur.entries.resize(prev.entries.size());
-    grouped.insert(grouped.begin() + static_cast<long>(g) + 1, tail.begin(), tail.end());
-    group_scope.insert(group_scope.begin() + static_cast<long>(g) + 1, tail.size(), std::string());
+    boxes.insert(boxes.begin() + static_cast<long>(g) + 1, tail.begin(), tail.end());
   }
+}
+
+// Pass 4: runs of alike boxes (the same module path but for its indices, the same ops) -> one,
+// labelled "blocks.0 ... blocks.31 / ResidualBlock ×32".
+std::vector<TapeGraph::Unit> TapeGraph::fold_repeats(const std::vector<Box>& boxes) const {
   auto signature = [&](std::size_t g) {
-    std::string sig = without_numbers(group_scope[g]) + "|";
-    for (std::size_t i : grouped[g].entries) sig += tape_[i].op + ",";
+    std::string sig = without_numbers(boxes[g].scope) + "|";
+    for (std::size_t i : boxes[g].unit.entries) sig += tape_[i].op + ",";
     return sig;
   };
-  auto type_of = [&](const std::string& path) {
-    const nn::Module* m = module_at(options_.model, path);
-    return m ? m->type_name() : std::string();
-  };
-  // Runs of alike boxes -> one.
-  units_.clear();
-  for (std::size_t g = 0; g < grouped.size();) {
+  std::vector<Unit> units;
+  for (std::size_t g = 0; g < boxes.size();) {
     std::size_t end = g + 1;
-    if (grouped[g].entry < 0)
-      while (end < grouped.size() && grouped[end].entry < 0 && signature(end) == signature(g)) ++end;
-    Unit u = grouped[g];
+    if (boxes[g].unit.entry < 0)
+      while (end < boxes.size() && boxes[end].unit.entry < 0 && signature(end) == signature(g)) ++end;
+    Unit u = boxes[g].unit;
     if (u.entry < 0) {
-      const std::size_t count = end - g;
-      const std::size_t each = grouped[g].entries.size();
       for (std::size_t k = g + 1; k < end; ++k)
-        u.entries.insert(u.entries.end(), grouped[k].entries.begin(), grouped[k].entries.end());
-      const std::string type = type_of(group_scope[g]);
-      if (count == 1) {
-        u.label = group_scope[g] + (type.empty() ? "" : "\n" + type) + "\n" + std::to_string(each) + " entries";
-      } else {
-        u.label = group_scope[g] + " ... " + group_scope[end - 1] + "\n" +
-                  (type.empty() ? without_numbers(group_scope[g]) : type) + " \xc3\x97" + std::to_string(count) +
-                  "\n" + std::to_string(each) + " entries each";
-      }
+        u.entries.insert(u.entries.end(), boxes[k].unit.entries.begin(), boxes[k].unit.entries.end());
+      u.label = fold_label(boxes[g], boxes[end - 1], end - g);
     }
-    units_.push_back(u);
+    units.push_back(u);
     g = end;
   }
+  return units;
+}
+
+// "blocks.3\nResidualBlock\n6 entries", or for `count` folded boxes from `first` to `last`
+// "blocks.0 ... blocks.31\nResidualBlock ×32\n6 entries each".
+std::string TapeGraph::fold_label(const Box& first, const Box& last, std::size_t count) const {
+  const nn::Module* m = module_at(options_.model, first.scope);
+  const std::string type = m ? m->type_name() : std::string();
+  const std::string each = std::to_string(first.unit.entries.size());
+  if (count == 1) return first.scope + (type.empty() ? "" : "\n" + type) + "\n" + each + " entries";
+  return first.scope + " ... " + last.scope + "\n" + (type.empty() ? without_numbers(first.scope) : type) +
+         " \xc3\x97" + std::to_string(count) + "\n" + each + " entries each";
 }
 
 std::string TapeGraph::tensor_id(const Tensor& x) const {

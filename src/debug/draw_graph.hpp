@@ -1,5 +1,5 @@
 #pragma once
-// The graph of (part of) a tape, as draw(), to_dot() and backward_steps() draw it: which entries,
+// The graph of (part of) a tape, as draw(), draw_dot() and backward_steps() draw it: which entries,
 // which tensors, which boxes (an entry, or a module's entries, or a run of identical modules
 // folded), and its Graphviz source. Internal to src/debug.
 #include <functional>
@@ -10,9 +10,6 @@
 #include "tapegrad/debug/draw.hpp"
 
 namespace tapegrad::detail {
-
-// Is `x` the output of an entry of this tape (and not of an older, released one)?
-bool made_on(const Tape& t, const Tensor& x);
 
 // The entries `root` depends on, in tape order; throws if its graph was released.
 std::vector<std::size_t> entries_behind(const Tape& t, const Tensor& root, const char* who);
@@ -36,7 +33,17 @@ class TapeGraph {
     long entry = -1;                 // the entry, for a box of one
     std::size_t params = 0;          // parameters drawn inside it
   };
+  struct Box {                       // a unit and the module path its entries belong to
+    Unit unit;
+    std::string scope;               // "blocks.3", "" for none
+  };
+  // group_by_module's four passes, in order (draw_graph.cpp says what each does).
   void group_by_module();
+  std::map<std::size_t, std::string> module_scopes() const;
+  std::vector<Box> merge_consecutive(const std::map<std::size_t, std::string>& scope) const;
+  void split_off_trailing_entries(std::vector<Box>& boxes) const;
+  std::vector<Unit> fold_repeats(const std::vector<Box>& boxes) const;
+  std::string fold_label(const Box& first, const Box& last, std::size_t count) const;
   std::string tensor_label(const Tensor& x, const std::function<std::string(const Tensor&)>* grad_line) const;
 
   const Tape& tape_;

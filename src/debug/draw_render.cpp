@@ -20,7 +20,7 @@ namespace {
 const char* const kInstall =
     "draw: Graphviz is needed to lay out the graph, and neither its library nor its `dot` program is here. "
     "Install it (sudo apt-get install libgraphviz-dev, then rebuild tapegrad; or just graphviz for `dot`). "
-    "Without it the text views work: tape_table(), tape().to_string(), and to_dot() for the source";
+    "Without it the text views work: tape_table(), tape().to_string(), and draw_dot() for the source";
 
 [[maybe_unused]] bool have_dot_program() { return std::system("command -v dot > /dev/null 2>&1") == 0; }
 

@@ -89,92 +89,134 @@ std::string replace(std::string s, const std::string& what, const std::string& w
   return at == std::string::npos ? s : s.replace(at, what.size(), with);
 }
 
-}  // namespace
+// Sets the backward watcher while it lives and puts the previous one back however the scope
+// ends (backward() may throw: anomaly mode, a released graph).
+class WatchingBackward {
+ public:
+  explicit WatchingBackward(BackwardWatcher watcher) : previous_(set_backward_watcher(std::move(watcher))) {}
+  ~WatchingBackward() { set_backward_watcher(previous_); }
+  WatchingBackward(const WatchingBackward&) = delete;
+  WatchingBackward& operator=(const WatchingBackward&) = delete;
 
-BackwardSteps backward_steps(const Tensor& loss, bool retain_graph, const DrawOptions& options) {
-  const Tape& live = tape();
-  const std::vector<std::size_t> entries = detail::entries_behind(live, loss, "backward_steps");
-  if (entries.empty())
-    throw AutogradError("backward_steps: " + loss.label() + " is a leaf: there is no backward to step through");
-  // backward() may release the tape: the picture is drawn from a copy of its entries (without their
-  // backward functions, which only the walk needs).
+ private:
+  BackwardWatcher previous_;
+};
+
+// The entries up to `last`, without their backward functions (only the walk needs those):
+// backward() may release the tape, so the picture is drawn from this copy.
+Tape copy_for_drawing(const Tape& live, std::size_t last) {
   Tape copy;
   copy.generation = live.generation;
-  for (std::size_t i = 0; i <= entries.back(); ++i) {
+  for (std::size_t i = 0; i <= last; ++i) {
     TapeEntry e;
     e.op = live[i].op;
     e.inputs = live[i].inputs;
     e.output = live[i].output;
     copy.entries.push_back(std::move(e));
   }
-  DrawOptions o = options;
-  o.depth = 0;  // each frame is one entry
+  return copy;
+}
+
+// Each frame is one entry, with gradient lines and no fixed highlight (the page moves it).
+DrawOptions frame_options(DrawOptions o) {
+  o.depth = 0;
   o.highlight_entry = -1;
   o.grads = true;
-  const detail::TapeGraph graph(copy, entries, o, &loss);
+  return o;
+}
 
-  BackwardSteps steps;
-  std::map<std::string, std::string> latest;  // node id -> its gradient line so far
+// The frames of one backward walk, and each node's gradient line so far (node id -> line).
+struct Walk {
+  std::vector<BackwardFrame> frames;
+  std::map<std::string, std::string> latest;
+};
+
+// Frame 0: dL/dL = 1 on the root.
+void add_seed_frame(const Tensor& loss, const detail::TapeGraph& graph, std::size_t max_values, Walk& walk) {
   BackwardFrame seed;
   seed.nodes.push_back(graph.tensor_id(loss));
-  seed.grads.push_back("grad " + detail::values_str(xt::ones<double>(loss.value().shape()), o.max_values));
-  latest[seed.nodes[0]] = seed.grads[0];
-  steps.frames.push_back(seed);
-  BackwardWatcher watch = [&](const TapeEntry& e, std::size_t index) {
-    BackwardFrame f;
-    f.entry = static_cast<long>(index);
-    std::vector<Tensor> touched = e.inputs;
-    touched.push_back(e.output);
-    for (const Tensor& x : touched) {
-      const std::string id = graph.tensor_id(x);
-      if (id.empty() || !x.has_grad()) continue;
-      const std::string line = "grad " + detail::values_str(x.grad(), o.max_values);
-      if (latest[id] == line) continue;
-      latest[id] = line;
-      f.nodes.push_back(id);
-      f.grads.push_back(line);
-    }
-    steps.frames.push_back(f);
-  };
-  BackwardWatcher previous = set_backward_watcher(watch);
-  try {
-    loss.backward(retain_graph);
-  } catch (...) {
-    set_backward_watcher(previous);
-    throw;
-  }
-  set_backward_watcher(previous);
+  seed.grads.push_back("grad " + detail::values_str(xt::ones<double>(loss.value().shape()), max_values));
+  walk.latest[seed.nodes[0]] = seed.grads[0];
+  walk.frames.push_back(seed);
+}
 
-  // Laid out once with every node's final gradient line, so that no frame moves a node.
+// The frame after entry `index`'s backward ran: the shown tensors whose gradient line changed.
+void add_entry_frame(const TapeEntry& e, std::size_t index, const detail::TapeGraph& graph, std::size_t max_values,
+                     Walk& walk) {
+  BackwardFrame f;
+  f.entry = static_cast<long>(index);
+  std::vector<Tensor> touched = e.inputs;
+  touched.push_back(e.output);
+  for (const Tensor& x : touched) {
+    const std::string id = graph.tensor_id(x);
+    if (id.empty() || !x.has_grad()) continue;
+    const std::string line = "grad " + detail::values_str(x.grad(), max_values);
+    if (walk.latest[id] == line) continue;
+    walk.latest[id] = line;
+    f.nodes.push_back(id);
+    f.grads.push_back(line);
+  }
+  walk.frames.push_back(f);
+}
+
+// Runs loss.backward(retain_graph) with a watcher that records a frame after each entry.
+Walk walk_backward(const Tensor& loss, bool retain_graph, const detail::TapeGraph& graph, std::size_t max_values) {
+  Walk walk;
+  add_seed_frame(loss, graph, max_values, walk);
+  const WatchingBackward watching(
+      [&](const TapeEntry& e, std::size_t index) { add_entry_frame(e, index, graph, max_values, walk); });
+  loss.backward(retain_graph);
+  return walk;
+}
+
+// Laid out once with every node's final gradient line, so that no frame moves a node.
+std::string lay_out(const detail::TapeGraph& graph, const Walk& walk) {
   std::function<std::string(const Tensor&)> final_line = [&](const Tensor& x) {
-    auto it = latest.find(graph.tensor_id(x));
-    return it == latest.end() || it->second.empty() ? std::string("grad \xe2\x80\x94") : it->second;
+    auto it = walk.latest.find(graph.tensor_id(x));
+    return it == walk.latest.end() || it->second.empty() ? std::string("grad \xe2\x80\x94") : it->second;
   };
-  steps.svg = render_svg(graph.dot(&final_line));
+  return render_svg(graph.dot(&final_line));
+}
 
+// A page-unique id for the block, so that two of them in one notebook do not share a slider.
+std::string block_id() {
   static unsigned long counter = 0;
-  const std::string id = "tapegrad-steps-" + std::to_string(++counter) + "-" +
-                         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
-  std::ostringstream frames, nodes;
-  frames << '[';
-  for (std::size_t k = 0; k < steps.frames.size(); ++k) {
-    const BackwardFrame& f = steps.frames[k];
-    frames << (k ? "," : "") << "{\"entry\":" << f.entry << ",\"caption\":"
-           << js_string(caption(f, copy, k, steps.frames.size())) << ",\"nodes\":[";
-    for (std::size_t j = 0; j < f.nodes.size(); ++j) frames << (j ? "," : "") << js_string(f.nodes[j]);
-    frames << "],\"grads\":[";
-    for (std::size_t j = 0; j < f.grads.size(); ++j) frames << (j ? "," : "") << js_string(f.grads[j]);
-    frames << "]}";
-  }
-  frames << ']';
-  nodes << '[';
-  for (std::size_t j = 0; j < graph.shown_tensors().size(); ++j)
-    nodes << (j ? "," : "") << js_string(graph.tensor_id(graph.shown_tensors()[j]));
-  nodes << ']';
-  std::string script = replace(kScript, "ID", js_string(id));
-  script = replace(script, "NODES", nodes.str());
-  script = replace(script, "FRAMES", frames.str());
+  return "tapegrad-steps-" + std::to_string(++counter) + "-" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
+}
 
+std::string js_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t j = 0; j < items.size(); ++j) out += (j ? "," : "") + js_string(items[j]);
+  return out + "]";
+}
+
+// [{"entry":..,"caption":..,"nodes":[..],"grads":[..]}, ...] for the page's script.
+std::string frames_json(const std::vector<BackwardFrame>& frames, const Tape& t) {
+  std::ostringstream out;
+  out << '[';
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const BackwardFrame& f = frames[k];
+    out << (k ? "," : "") << "{\"entry\":" << f.entry << ",\"caption\":" << js_string(caption(f, t, k, frames.size()))
+        << ",\"nodes\":" << js_list(f.nodes) << ",\"grads\":" << js_list(f.grads) << '}';
+  }
+  out << ']';
+  return out.str();
+}
+
+// The ids of every tensor node, whose gradient lines the script resets before each frame.
+std::string nodes_json(const detail::TapeGraph& graph) {
+  std::vector<std::string> ids;
+  for (const Tensor& x : graph.shown_tensors()) ids.push_back(graph.tensor_id(x));
+  return js_list(ids);
+}
+
+// The self-contained block: the controls, the picture and the script.
+std::string page(const BackwardSteps& steps, const detail::TapeGraph& graph, const Tape& t) {
+  const std::string id = block_id();
+  std::string script = replace(kScript, "ID", js_string(id));
+  script = replace(script, "NODES", nodes_json(graph));
+  script = replace(script, "FRAMES", frames_json(steps.frames, t));
   std::ostringstream html;
   html << "<div class=\"tapegrad-steps\" id=\"" << id << "\">\n"
        << "<div style=\"font-family:monospace;margin:4px 0\"><button class=\"tg-play\" type=\"button\">\xe2\x96\xb6 play</button> "
@@ -183,7 +225,25 @@ BackwardSteps backward_steps(const Tensor& loss, bool retain_graph, const DrawOp
        << "<span class=\"tg-caption\"></span></div>\n"
        << "<div class=\"tg-graph\">" << steps.svg << "</div>\n"
        << "<script>" << script << "</script>\n</div>\n";
-  steps.html = html.str();
+  return html.str();
+}
+
+}  // namespace
+
+// The passes, in order: which entries; a copy of them to draw (backward may release the tape);
+// the graph; the walk, one frame per entry; the layout; the page.
+BackwardSteps backward_steps(const Tensor& loss, bool retain_graph, const DrawOptions& options) {
+  const std::vector<std::size_t> entries = detail::entries_behind(tape(), loss, "backward_steps");
+  if (entries.empty())
+    throw AutogradError("backward_steps: " + loss.label() + " is a leaf: there is no backward to step through");
+  const Tape copy = copy_for_drawing(tape(), entries.back());
+  const detail::TapeGraph graph(copy, entries, frame_options(options), &loss);
+
+  Walk walk = walk_backward(loss, retain_graph, graph, options.max_values);
+  BackwardSteps steps;
+  steps.frames = std::move(walk.frames);
+  steps.svg = lay_out(graph, walk);
+  steps.html = page(steps, graph, copy);
   return steps;
 }
 

@@ -38,22 +38,19 @@ void refuse_low_precision(const GradcheckOptions& options) {
   throw Error(out.str());
 }
 
-}  // namespace
-
-GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, const GradcheckOptions& options) {
-  refuse_low_precision(options);
-  std::vector<Tensor> in = inputs;  // handles: same data as the caller's
+// Helper 1, the analytic side: checks the inputs (leaves, or not requiring grad), resets their
+// gradients and runs backward() through L = Σ w ⊙ fn(in) with fixed pseudo-random w (signs and
+// sizes mixed, so no error can cancel out in a plain sum). Returns w; the gradients are in `in`.
+Array analytic_gradients(const GradcheckFn& fn, std::vector<Tensor>& in, std::uint64_t seed) {
   for (Tensor& t : in) {
     if (!t.defined()) throw Error("gradcheck: an input tensor is undefined");
     if (t.requires_grad() && !t.is_leaf())
       throw Error("gradcheck: input " + t.label() + " is not a leaf; pass leaf tensors (use detach())");
     t.zero_grad();
   }
-
-  // Analytic gradients.
   enable_grad recording;
   Tensor y0 = fn(in);
-  std::mt19937_64 rng(options.seed);
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(0.5, 1.5);
   Array w = Array::from_shape(y0.shape());
   for (double& v : w) v = uniform(rng) * (rng() % 2 ? 1.0 : -1.0);
@@ -61,7 +58,26 @@ GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inpu
     Tensor L = sum(mul(y0, Tensor(w)));
     L.backward();
   }
+  return w;
+}
 
+// (L(x + eps) − L(x − eps)) / (2 eps) for element j of t, without recording; t is restored exactly.
+double numeric_derivative(const GradcheckFn& fn, const std::vector<Tensor>& in, Tensor& t, std::size_t j,
+                          const Array& w, double eps) {
+  no_grad guard;
+  const double original = t.value().data()[j];
+  t.mutable_value().data()[j] = original + eps;
+  const double f_plus = projected(fn(in).value(), w);
+  t.mutable_value().data()[j] = original - eps;
+  const double f_minus = projected(fn(in).value(), w);
+  t.mutable_value().data()[j] = original;
+  return (f_plus - f_minus) / (2.0 * eps);
+}
+
+// Helper 2, the comparison: every element of every input that requires grad, its analytic
+// gradient against the numeric one; the result holds the count and the worst element.
+GradcheckResult compare_with_finite_differences(const GradcheckFn& fn, std::vector<Tensor>& in, const Array& w,
+                                                const GradcheckOptions& options) {
   GradcheckResult r;
   r.excess = -INFINITY;
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -70,17 +86,7 @@ GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inpu
     const Array analytic = t.has_grad() ? t.grad() : Array(xt::zeros<double>(t.shape()));
     const Shape shape = t.shape();
     for (std::size_t j = 0; j < t.numel(); ++j) {
-      const double original = t.value().data()[j];
-      double f_plus, f_minus;
-      {
-        no_grad guard;
-        t.mutable_value().data()[j] = original + options.eps;
-        f_plus = projected(fn(in).value(), w);
-        t.mutable_value().data()[j] = original - options.eps;
-        f_minus = projected(fn(in).value(), w);
-        t.mutable_value().data()[j] = original;
-      }
-      const double numeric = (f_plus - f_minus) / (2.0 * options.eps);
+      const double numeric = numeric_derivative(fn, in, t, j, w, options.eps);
       const double a = analytic.data()[j];
       double excess = std::abs(a - numeric) - (options.atol + options.rtol * std::abs(numeric));
       if (!std::isfinite(a) || !std::isfinite(numeric)) excess = INFINITY;
@@ -95,8 +101,11 @@ GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inpu
       }
     }
   }
-  for (Tensor& t : in) t.zero_grad();
+  return r;
+}
 
+// Helper 3, the verdict: ok, and the one readable paragraph.
+void write_report(GradcheckResult& r, const GradcheckOptions& options) {
   std::ostringstream out;
   out.precision(10);
   if (r.checked == 0) {
@@ -110,6 +119,17 @@ GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inpu
         << options.atol + options.rtol * std::abs(r.numeric) << ")";
   }
   r.report = out.str();
+}
+
+}  // namespace
+
+GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, const GradcheckOptions& options) {
+  refuse_low_precision(options);
+  std::vector<Tensor> in = inputs;  // handles: same data as the caller's
+  const Array w = analytic_gradients(fn, in, options.seed);
+  GradcheckResult r = compare_with_finite_differences(fn, in, w, options);
+  for (Tensor& t : in) t.zero_grad();
+  write_report(r, options);
   return r;
 }
 

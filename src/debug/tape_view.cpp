@@ -1,8 +1,7 @@
-// tape_table() and to_dot(): the tape as a table and as a Graphviz graph (drawn by draw_graph.cpp).
+// tape_table(): the tape as a table (its picture is draw_dot()/draw(), draw_graph.cpp).
 #include "tapegrad/debug/tape_view.hpp"
 
-#include "draw_graph.hpp"
-
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -12,8 +11,6 @@
 namespace tapegrad {
 
 namespace {
-
-using detail::made_on;
 
 // "#3 (2, 4)" for the output of entry 3, else the tensor's label.
 std::string ref(const Tape& t, const Tensor& x) {
@@ -85,7 +82,5 @@ std::string tape_table(const Tape& t) {
   out << "  (|x| is the L2 norm; an op output keeps its grad after backward() only with retain_grad())\n";
   return out.str();
 }
-
-std::string to_dot(const Tape& t) { return draw_dot(t); }  // draw_graph.cpp
 
 }  // namespace tapegrad

@@ -35,11 +35,9 @@ Activation parse_name(const ActivationName (&names)[N], const std::string& name,
 
 // gelu or gelu_tanh, recorded under that name.
 Tensor gelu_op(const Tensor& x, Activation activation) {
-  const kernels::Gelu kind = kernels::gelu_kind(activation);
-  return record(activation == Activation::gelu ? "gelu" : "gelu_tanh", {x}, kernels::gelu_forward(x.value(), kind),
-                [kind](const Array& dy, const TapeEntry& e) {
-                  gelu_backward(dy, e.inputs[0], kind == kernels::Gelu::tanh);
-                });
+  return record(activation == Activation::gelu ? "gelu" : "gelu_tanh", {x},
+                kernels::gelu_forward(x.value(), kernels::gelu_kind(activation)),
+                [activation](const Array& dy, const TapeEntry& e) { gelu_backward(dy, e.inputs[0], activation); });
 }
 
 }  // namespace
@@ -74,9 +72,11 @@ Tensor relu(const Tensor& x) {
 }
 
 // gelu:  y = x Φ(x) (or its tanh form);  dx = dy ⊙ gelu'(x)  (both forms in activation_kernel.hpp)
-TAPEGRAD_BACKWARD void gelu_backward(const Array& dy, const Tensor& x, bool tanh_form) {
-  const kernels::Gelu kind = tanh_form ? kernels::Gelu::tanh : kernels::Gelu::exact;
-  x.accumulate_grad(dy * kernels::gelu_derivative(x.value(), kind));
+TAPEGRAD_BACKWARD void gelu_backward(const Array& dy, const Tensor& x, Activation form) {
+  if (form != Activation::gelu && form != Activation::gelu_tanh)
+    throw Error("gelu_backward: form must be Activation::gelu or Activation::gelu_tanh, got Activation::" +
+                to_string(form) + " (for input " + x.label() + ")");
+  x.accumulate_grad(dy * kernels::gelu_derivative(x.value(), kernels::gelu_kind(form)));
 }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {

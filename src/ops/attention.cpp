@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "../kernel_switch.hpp"
+#include "../autograd/kernel_switch.hpp"
 #include "attention_kernel.hpp"
 #include "blas.hpp"
 #include "tapegrad/autograd/tape.hpp"

@@ -3,6 +3,7 @@
 
 #include "activation_kernel.hpp"
 #include "linear_kernel.hpp"
+#include "optional_tensor.hpp"
 #include "product_grad.hpp"
 #include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
@@ -27,9 +28,6 @@ TAPEGRAD_BACKWARD void feed_forward_backward(const Array& dy, const Tensor& x, c
                                              const Tensor& w2, const Tensor& b2, const FeedForwardSaved& saved);
 
 namespace {
-
-const double* data_or_null(const Tensor& t) { return t.defined() ? t.value().data() : nullptr; }
-bool wants_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
 // The two linears' shapes, or a ShapeError saying which tensor does not fit.
 FeedForwardSaved check_shapes(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
@@ -87,7 +85,9 @@ Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const T
                     Activation activation) {
   FeedForwardSaved saved = check_shapes(x, w1, b1, w2, b2);
   // Inside a precision_scope the hidden layer is stored in the scope's format, as on hardware:
-  // the composed FFN rounds h and act(h) too (one fused op would round only y).
+  // the composed FFN rounds h and act(h) too (one fused op would round only y). Its entries are
+  // linear, the activation and linear, so feed_forward_backward does not run there: in gdb,
+  // `break linear.cpp:tapegrad::linear_backward` (tools/gdb/README.md, recipe ffn_precision).
   if (low_precision_active()) return composed::feed_forward(x, w1, b1, w2, b2, activation);
   saved.activation = activation;
 

@@ -5,13 +5,13 @@
 // Each exists twice, with the same arguments:
 //   kernels::reference  (in shape.cpp and narrow.cpp, next to their ops)  xtensor's views: read these;
 //   kernels::fast       (fast/layout_fast.cpp)  plain loops over contiguous blocks.
-// kernels::use_fast_kernels (kernel_switch.hpp, the norms' switch too) picks the one the ops call; tests/ops/test_fast_layout.cpp proves the two give the same arrays
+// kernels::use_fast_kernels (autograd/kernel_switch.hpp, the norms' switch too) picks the one the ops call; tests/ops/test_fast_layout.cpp proves the two give the same arrays
 // (a copy does no arithmetic: bitwise).
 
 #include <cstddef>
 #include <vector>
 
-#include "../kernel_switch.hpp"
+#include "../autograd/kernel_switch.hpp"
 #include "tapegrad/autograd/tensor.hpp"
 
 namespace tapegrad::kernels {

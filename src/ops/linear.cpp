@@ -1,6 +1,7 @@
 #include "tapegrad/ops/linear.hpp"
 
 #include "linear_kernel.hpp"
+#include "optional_tensor.hpp"
 #include "product_grad.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
@@ -21,8 +22,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   Shape y_shape = x.shape();
   y_shape.back() = s.out;
   Array y = Array::from_shape(y_shape);
-  kernels::linear_forward(x.value().data(), s, weight.value(), bias.defined() ? bias.value().data() : nullptr,
-                          y.data());
+  kernels::linear_forward(x.value().data(), s, weight.value(), data_or_null(bias), y.data());
 
   OpInputs inputs;
   inputs.add(x);
@@ -37,8 +37,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 TAPEGRAD_BACKWARD void linear_backward(const Array& dy, const Tensor& x, const Tensor& weight, const Tensor* bias,
                                        const LinearShape& s) {
   const blas::Matrix dy2 = as_matrix(dy, s.rows, s.out);
-  add_product_to_grad(x, dy2, false, as_matrix(weight.value(), s.out, s.in), false);  // (rows, out) @ (out, in)
-  add_product_to_grad(weight, dy2, true, as_matrix(x.value(), s.rows, s.in), false);  // (rows, out)ᵀ @ (rows, in)
+  add_product_to_grad(x, as_is(dy2), as_is(as_matrix(weight.value(), s.out, s.in)));         // (rows, out) @ (out, in)
+  add_product_to_grad(weight, transposed(dy2), as_is(as_matrix(x.value(), s.rows, s.in)));  // (rows, out)ᵀ @ (rows, in)
   if (bias && bias->requires_grad()) bias->accumulate_grad(kernels::bias_grad(dy.data(), s.rows, s.out));
 }
 

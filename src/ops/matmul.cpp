@@ -70,8 +70,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 // backward: da = dy @ bᵀ,  db = aᵀ @ dy
 TAPEGRAD_BACKWARD void matmul_backward(const Array& dy, const Tensor& a, const Tensor& b, const MatmulShape& s) {
   const blas::Matrix dy2 = as_matrix(dy, s.rows, s.n);
-  add_product_to_grad(a, dy2, false, as_matrix(b.value(), s.k, s.n), true);  // (rows, n) @ (k, n)ᵀ
-  add_product_to_grad(b, as_matrix(a.value(), s.rows, s.k), true, dy2, false);  // (rows, k)ᵀ @ (rows, n)
+  add_product_to_grad(a, as_is(dy2), transposed(as_matrix(b.value(), s.k, s.n)));       // (rows, n) @ (k, n)ᵀ
+  add_product_to_grad(b, transposed(as_matrix(a.value(), s.rows, s.k)), as_is(dy2));  // (rows, k)ᵀ @ (rows, n)
 }
 
 }  // namespace tapegrad

@@ -9,6 +9,7 @@
 #include <xtensor/xbuilder.hpp>
 
 #include "normalize_kernel.hpp"
+#include "optional_tensor.hpp"
 #include "tapegrad/autograd/tape.hpp"
 
 namespace tapegrad {
@@ -34,9 +35,6 @@ void batch_norm_backward(const Array& dy, const Tensor& x, const Tensor& weight,
                          const NormalizationSaved& saved);
 
 namespace {
-
-const double* data_or_null(const Tensor& t) { return t.defined() ? t.value().data() : nullptr; }
-bool wants_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
 void check_param_shape(const char* op, const char* what, const Tensor& p, const Shape& expected, const Tensor& x) {
   if (p.defined() && p.shape() != expected)

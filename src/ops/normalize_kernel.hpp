@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "../kernel_switch.hpp"  // use_fast_kernels, the one switch
+#include "../autograd/kernel_switch.hpp"  // use_fast_kernels, the one switch
 
 namespace tapegrad::kernels {
 
@@ -59,12 +59,8 @@ NormalizeForward normalize_forward;
 NormalizeBackward normalize_backward;
 }  // namespace fast
 
-// The one switch: true runs the fast kernel, false the reference one. It starts as the CMake
-// option TAPEGRAD_FAST_KERNELS (ON by default, OFF in the debug preset); in gdb,
-// `set var tapegrad::kernels::use_fast_kernels = false` sends the next `step` into the reference.
-// (Declared in kernel_switch.hpp, with the shape ops' kernels behind the same switch.)
-
-// What the ops call: the kernel that use_fast_kernels picks.
+// What the ops call: the kernel that use_fast_kernels picks (autograd/kernel_switch.hpp: the one
+// switch, for the shape ops' kernels too, and how gdb flips it).
 inline void normalize_forward(const double* x, double* y, const Layout& L, Statistics mode, double eps,
                               std::vector<GroupStats>& stats, const double* gamma, const double* beta) {
   if (use_fast_kernels) fast::normalize_forward(x, y, L, mode, eps, stats, gamma, beta);

@@ -1,4 +1,4 @@
-// tape_table() and to_dot(): what they print, and that Graphviz accepts the graph.
+// tape_table() and draw_dot(tape()): what they print, and that Graphviz accepts the graph.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -48,13 +48,13 @@ TEST_CASE("tape_table of an empty tape says so", "[tape_view][debug]") {
   CHECK(tape_table() == "Tape with 0 entries\n");
 }
 
-TEST_CASE("to_dot draws tensors and ops, and dot accepts it", "[tape_view][debug]") {
+TEST_CASE("draw_dot of the tape draws tensors and ops, and dot accepts it", "[tape_view][debug]") {
   tape().clear();
   Tensor a(Array{1.0, 2.0}, true, "a \"quoted\"");
   Tensor b(Array{3.0, 4.0}, false, "b");
   Tensor c = sub(a, b);
   Tensor d = mul(c, c);  // c used twice: one node, two edges
-  const std::string dot = to_dot();
+  const std::string dot = draw_dot(tape());
   INFO(dot);
   CHECK(contains(dot, "digraph tape {"));
   // draw_dot's source (draw.hpp): parameter a blue box, constant b a white note, ops "#k op".
@@ -75,7 +75,7 @@ TEST_CASE("to_dot draws tensors and ops, and dot accepts it", "[tape_view][debug
     WARN("skipped the Graphviz check: the `dot` program is not installed (apt install graphviz)");
     return;
   }
-  const std::string path = "tapegrad_test_to_dot.dot";
+  const std::string path = "tapegrad_test_draw_dot.dot";
   std::ofstream(path) << dot;
   CHECK(run("dot -Tsvg " + path + " -o " + path + ".svg") == 0);
   std::ifstream svg(path + ".svg");

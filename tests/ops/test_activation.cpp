@@ -55,6 +55,19 @@ TEST_CASE("gelu: an unknown approximation is refused by name", "[ops][gelu][erro
                                           Catch::Contains("'x' (2, 3)"));
 }
 
+TEST_CASE("gelu_backward: the form is named by the enum, and relu is refused by name", "[ops][gelu][errors]") {
+  // Called directly (as a learner might from gdb's `call`), it takes the form as gelu_op records it.
+  Tensor a = param({2, 3}, 13, "a"), b = param({2, 3}, 13, "b");
+  const Array dy = xt::ones<double>({2, 3});
+  gelu_backward(dy, a, Activation::gelu_tanh);
+  gelu(b, "tanh").backward(dy);
+  CHECK(a.grad() == b.grad());
+  REQUIRE_THROWS_AS(gelu_backward(dy, a, Activation::relu), Error);
+  REQUIRE_THROWS_WITH(gelu_backward(dy, a, Activation::relu),
+                      Catch::StartsWith("gelu_backward:") && Catch::Contains("Activation::gelu_tanh") &&
+                          Catch::Contains("got Activation::relu") && Catch::Contains("'a' (2, 3)"));
+}
+
 TEST_CASE("tanh: gradcheck and values", "[ops][tanh]") {
   REQUIRE_GRADCHECK([](const Tensors& in) { return tanh(in[0]); }, Tensors{param({3, 4}, 14)});
   const Array y = tanh(constant(Array{0.0, 0.5, -0.5, 1000.0, -1000.0})).value();

@@ -53,6 +53,10 @@ class Tape {
 // This thread's tape (each thread records on its own).
 Tape& tape();
 
+// Whether `x` is the output of an entry of `t` (and not of an entry since released: its
+// tape_index points at this tape's generation). The tape views and pictures ask this of inputs.
+bool made_on(const Tape& t, const Tensor& x);
+
 // ---- grad mode (thread-local, like PyTorch) ----
 bool is_grad_enabled();
 void set_grad_enabled(bool enabled);

@@ -28,7 +28,8 @@ Tensor apply_activation(const Tensor& x, Activation activation);
 // Each adds dL/dx to x's gradient, given dy = dL/dy (y is the op's output).
 // (relu_backward's loop is kernels::relu_backward, shared with the fused FFN.)
 void relu_backward(const Array& dy, const Tensor& x);
-void gelu_backward(const Array& dy, const Tensor& x, bool tanh_form);  // tanh_form: approximate="tanh"
+// form: Activation::gelu (approximate="none") or Activation::gelu_tanh (approximate="tanh").
+void gelu_backward(const Array& dy, const Tensor& x, Activation form);
 void tanh_backward(const Array& dy, const Tensor& x, const Array& y);
 void sigmoid_backward(const Array& dy, const Tensor& x, const Array& y);
 

@@ -23,7 +23,8 @@ void scaled_dot_product_attention_backward(const Array& dy, const Tensor& q, con
 // Multi-head self-attention on a packed projection, as nn::SelfAttention uses it:
 // qkv (B, S, 3d) = [q | k | v] along the features, each of q, k, v split into `heads` heads of
 // d / heads features; y (B, S, d) = the heads' scaled_dot_product_attention side by side.
-// The op the build's switch picks (CMake TAPEGRAD_FAST_KERNELS):
+// The op calls the implementation that the run-time switch kernels::use_fast_kernels picks (it starts
+// as the CMake option TAPEGRAD_FAST_KERNELS; tests and gdb may flip it):
 Tensor multi_head_attention(const Tensor& qkv, std::size_t heads, bool causal = false);
 
 // The two implementations, both always compiled (the tests compare them):

@@ -10,7 +10,7 @@
 // written once, so it needs no zeroing). Each product is the same dgemm on the same values as the
 // reference's (BLAS packs its operands, so the stride does not change the sums), and the softmax
 // rows are the same code (attention_kernel.hpp): the same bits, checked by
-// tests/ops/test_fast_attention.cpp. Used when TAPEGRAD_FAST_KERNELS is ON.
+// tests/ops/test_fast_attention.cpp. Used while kernels::use_fast_kernels is true (autograd/kernel_switch.hpp).
 #include <cmath>
 
 #include "../attention_kernel.hpp"

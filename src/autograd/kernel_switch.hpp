@@ -3,7 +3,7 @@
 // (internal header of the library): the norms' (ops/normalize_kernel.hpp), the shape ops' copies
 // (ops/layout_kernel.hpp), multi-head attention (ops/attention.cpp) and the precision emulation's
 // rounding (autograd/precision.cpp). Both are always compiled, so the tests can check that they agree.
-// Defined in autograd/kernel_switch.cpp.
+// Defined beside it, in kernel_switch.cpp.
 
 namespace tapegrad::kernels {
 
