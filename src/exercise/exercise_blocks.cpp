@@ -76,7 +76,7 @@ FiniteDifferences dx_against_forward(std::size_t dy_input) {
 }
 std::vector<Shape> block_shapes() { return {{7, 8}, {5}, {3, 5}, {2, 3, 5}}; }
 Text shape_name(const Shape& s, std::size_t i) {
-  if (i == 0) return {"the seed's shape " + shape_str(s), "种子文章的形状 " + shape_str(s)};
+  if (i == 0) return {"the worked example's shape " + shape_str(s), "例题的形状 " + shape_str(s)};
   return {"random " + shape_str(s), "随机 " + shape_str(s)};
 }
 

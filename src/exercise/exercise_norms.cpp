@@ -35,8 +35,8 @@ Case norm_case(Text name, Array x, Draw& draw, double eps = 1e-5, bool fd = true
 std::vector<Case> row_cases() {
   Draw d(26);
   std::vector<Case> cases;
-  cases.push_back(norm_case({"seed x = [3, 4, 5]", "种子例子 x = [3, 4, 5]"}, Array{3.0, 4.0, 5.0}, d, 1e-5, true, false));
-  cases.push_back(norm_case({"seed x = [3, 3.001, 3.002] (spread ~ eps)", "种子例子 x = [3, 3.001, 3.002]（方差与 eps 同量级）"},
+  cases.push_back(norm_case({"worked example x = [3, 4, 5]", "例题 x = [3, 4, 5]"}, Array{3.0, 4.0, 5.0}, d, 1e-5, true, false));
+  cases.push_back(norm_case({"worked example x = [3, 3.001, 3.002] (spread ~ eps)", "例题 x = [3, 3.001, 3.002]（方差与 eps 同量级）"},
                             Array{3.0, 3.001, 3.002}, d, 1e-5, true, false));
   cases.push_back(norm_case({"random (7), 5·randn + 12", "随机 (7)，5·randn + 12"}, d.normal({7}, 12, 5), d));
   cases.push_back(norm_case({"random (3, 5), 5·randn + 12", "随机 (3, 5)，5·randn + 12"}, d.normal({3, 5}, 12, 5), d));
@@ -59,7 +59,7 @@ Array column(Array a) {
 std::vector<Case> column_cases() {
   Draw d(27);
   std::vector<Case> cases;
-  cases.push_back(norm_case({"seed x = [3, 4, 5] as a batch of 3, C = 1", "种子例子 x = [3, 4, 5]，批大小 3，C = 1"},
+  cases.push_back(norm_case({"worked example x = [3, 4, 5] as a batch of 3, C = 1", "例题 x = [3, 4, 5]，批大小 3，C = 1"},
                             column(Array{3.0, 4.0, 5.0}), d, 1e-5, true, false));
   cases.push_back(norm_case({"random (7, 3), 5·randn + 12", "随机 (7, 3)，5·randn + 12"}, d.normal({7, 3}, 12, 5), d));
   cases.push_back(norm_case({"random (2, 3, 5)", "随机 (2, 3, 5)"}, d.normal({2, 3, 5}, 12, 5), d));

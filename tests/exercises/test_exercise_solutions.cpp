@@ -105,7 +105,7 @@ TEST_CASE("exercise: correct solutions written differently pass (Welford, backwa
 TEST_CASE("exercise: the cases cannot be fooled", "[exercise]") {
   // the seed's worked example is a case, and LN's forward is compared on it
   const Report r = check_layer_norm_forward(sol2::layer_norm_forward, english());
-  CHECK(r.rows.at(0).case_name == "case 0: seed x = [3, 4, 5]");
+  CHECK(r.rows.at(0).case_name == "case 0: worked example x = [3, 4, 5]");
   // a backward that ignores dy entirely would pass a test with sum(LN(x)) (dx = 0): not these
   const Report zero = check_layer_norm_backward(
       [](const tapegrad::Array&, const tapegrad::Array& x, const tapegrad::Array& g, double) {
