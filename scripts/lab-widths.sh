@@ -10,7 +10,7 @@
 #   figure    width_study.csv -> OUT/width_study.png.
 # Quick (default): d = 32, 64, 128 at L = 6, 8, 12, 16, 24, 32, 48, plus two checks of the likeliest causes at
 #   d = 64: no final LayerNorm (--final-norm-mode none) and unit-norm inputs (--embed-scale unit); and Liu et al.'s
-#   learning rate for the fits (lr 1e-4 besides 1e-3, d = 64). About 5 CPU-minutes (5.1 measured).
+#   learning rate for the fits (lr 1e-4 besides 1e-3, d = 64). Its time: docs/performance.md.
 # --full: also d = 256, and L = 64, 96 at every width (an hour or more of CPU).
 # Usage: scripts/lab-widths.sh [--full] [OUT]   (default OUT: results/widths)
 # TAPEGRAD_BUILD_DIR: the build whose tapegrad-depth runs (default build/). docs/lab/widths.txt and

@@ -24,6 +24,7 @@ COMMANDS = {  # name in times.txt -> what a reader types
     "lab-papers": "`scripts/lab-papers.sh`",
     "lab-init-profile": "`scripts/lab-init-profile.sh`",
     "lab-precision": "`scripts/lab-precision.sh`",
+    "lab-widths": "`scripts/lab-widths.sh` (the quick study)",
     "debug-build": "`scripts/debug.sh` on a fresh clone (the debug build)",
 }
 # Where a time may not be written by hand, and what such a time looks like.
