@@ -96,6 +96,7 @@ say() {  # say KEY [ARGS...]
       no_sanitize) printf '（这次检查没有 AddressSanitizer/UBSan：%s）\n' "$@" ;;
       no_runtime) printf '编译器无法链接 -fsanitize=address,undefined' ;;
       asked) printf '用了 --no-sanitize' ;;
+      sanitized_library) printf '（%s 中的库本身是用 sanitizer 构建的（TAPEGRAD_SANITIZE=ON），你的文件也必须如此：忽略 --no-sanitize）\n' "$@" ;;
       stopped) printf '检查程序以状态 %s 结束\n' "$@" ;;
       all_pass) printf '所有用例都通过了：gdb 没有可以停下的地方\n' ;;
       gdb) printf 'gdb：在本进程中运行用例 %s，停在 %s（continue：运行到用例结束）\n' "$@" ;;
@@ -109,6 +110,7 @@ say() {  # say KEY [ARGS...]
       no_sanitize) printf '(checked without AddressSanitizer/UBSan: %s)\n' "$@" ;;
       no_runtime) printf 'this compiler cannot link -fsanitize=address,undefined' ;;
       asked) printf -- '--no-sanitize' ;;
+      sanitized_library) printf '(the library in %s is built with sanitizers (TAPEGRAD_SANITIZE=ON), so your file must be too: --no-sanitize ignored)\n' "$@" ;;
       stopped) printf 'the check program stopped with status %s\n' "$@" ;;
       all_pass) printf 'every case passes: nothing for gdb to stop on\n' ;;
       gdb) printf 'gdb: case %s in this process, stopped in %s (continue: to the end of the case)\n' "$@" ;;
@@ -199,6 +201,11 @@ check() {
   ensure_library || { echo "result: fail diagnosis=library_not_built"; exit 1; }
   cxx=("${CXX:-c++}")
   command -v ccache >/dev/null && cxx=(ccache "${cxx[@]}")
+  if ((!sanitize)) && grep -q '^TAPEGRAD_SANITIZE:BOOL=ON$' "$build/CMakeCache.txt" 2>/dev/null; then
+    # A program without the sanitizers' runtime cannot load a library built with them.
+    say sanitized_library "$build" >&2
+    sanitize=1
+  fi
   if ((!sanitize)); then
     say no_sanitize "$(say asked)" >&2
   elif ! sanitizers_work; then

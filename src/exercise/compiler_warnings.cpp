@@ -2,7 +2,6 @@
 // -O1 -Wall -Wextra, where GCC sees which variables are read before they are set): a failing check
 // with such a warning is uninitialized_variable at that line; the other warnings are listed.
 
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -18,15 +17,16 @@ constexpr std::size_t kMaxWarnings = 5;
 
 void add_compiler_warnings(Report& report, const std::string& compiler_output, const std::string& source) {
   // "/path/file.cpp:15:10: warning: 'mean' may be used uninitialized [-Wmaybe-uninitialized]"
-  static const std::regex warning(R"(^(\S+?):(\d+):\d+: warning: (.*)$)");
   std::istringstream in(compiler_output);
   std::string text, uninitialized_at;
   std::set<std::string> seen;
   while (std::getline(in, text)) {
-    std::smatch m;
-    if (!std::regex_match(text, m, warning) || !detail::same_source_file(m[1], source)) continue;
-    const std::string at = std::string(m[1]) + ":" + std::string(m[2]);
-    const std::string message = m[3];
+    std::string file, message;
+    int line_number = 0;
+    if (!detail::compiler_message(text, ": warning: ", file, line_number, message) ||
+        !detail::same_source_file(file, source))
+      continue;
+    const std::string at = file + ":" + std::to_string(line_number);
     const bool uninitialized = message.find("-Wmaybe-uninitialized") != std::string::npos ||
                                message.find("-Wuninitialized") != std::string::npos;
     if (uninitialized && uninitialized_at.empty() && !report.passed && !detail::is_cpp_pitfall(report.diagnosis)) {

@@ -86,6 +86,11 @@ SanitizerFinding parse_sanitizer_report(const std::string& report, const std::st
                                         const std::function<std::string(const std::string& file, int line)>& line_of);
 // `file` (as a compiler or a sanitizer names it: absolute, or relative to where it ran) is `source`.
 bool same_source_file(const std::string& file, const std::string& source);
+// "file:line" or "file:line:column" → file and line (false when it is not one).
+bool parse_location(const std::string& text, std::string& file, int& line);
+// A compiler's or UBSan's line "file:line:column<marker>message" (marker ": warning: ", ": runtime error: ").
+bool compiler_message(const std::string& text, const std::string& marker, std::string& file, int& line,
+                      std::string& message);
 // A line that holds a lazy xtensor expression the 0.24.3 trap bites: a keep_dims reduction inside a larger
 // expression, or an `auto` holding an xtensor expression.
 bool lazy_expression_line(const std::string& line);

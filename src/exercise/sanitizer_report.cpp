@@ -17,14 +17,17 @@ struct Frame {
   int line = 0;
 };
 
-// "    #3 0x55d5c3 in layer_norm_forward(...) /path/file.cpp:14" (or ":14:7"); "" when unsymbolized.
+// "    #3 0x55d5c3 in layer_norm_forward(...) /path/file.cpp:14" (or ":14:7"); false when unsymbolized.
+// Read by hand, not with std::regex: libstdc++'s matcher recurses once per character, and a frame
+// inside xtensor is thousands of characters of template arguments (under ASan it overflowed the stack).
 bool parse_frame(const std::string& text, Frame& frame) {
-  static const std::regex re(R"(^\s*#\d+ 0x[0-9a-f]+ in .* (\S+?):(\d+)(:\d+)?\s*$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) return false;
-  frame.file = m[1];
-  frame.line = std::stoi(m[2]);
-  return true;
+  std::size_t i = text.find_first_not_of(" \t");
+  if (i == std::string::npos || text[i] != '#' || text.find(" 0x", i) == std::string::npos ||
+      text.find(" in ", i) == std::string::npos)
+    return false;
+  const std::size_t end = text.find_last_not_of(" \t\r");
+  const std::size_t start = text.find_last_of(" \t", end) + 1;  // the last word: file:line[:column]
+  return parse_location(text.substr(start, end + 1 - start), frame.file, frame.line);
 }
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -42,6 +45,30 @@ bool is_learners(const std::string& file, const std::string& source) {
 std::string location_str(const Frame& f) { return f.file + ":" + std::to_string(f.line); }
 
 }  // namespace
+
+bool parse_location(const std::string& text, std::string& file, int& line) {
+  // "file:line" or "file:line:column": the line is the first all-digit field after the file.
+  auto number = [](const std::string& s) {
+    return !s.empty() && s.size() < 9 && s.find_first_not_of("0123456789") == std::string::npos;
+  };
+  const std::size_t last = text.rfind(':');
+  if (last == std::string::npos || last == 0 || !number(text.substr(last + 1))) return false;
+  const std::size_t before = text.rfind(':', last - 1);
+  const bool with_column = before != std::string::npos && number(text.substr(before + 1, last - before - 1));
+  const std::size_t file_end = with_column ? before : last;
+  file = text.substr(0, file_end);
+  line = std::stoi(text.substr(file_end + 1));
+  return !file.empty() && file.find_first_of(" \t") == std::string::npos;
+}
+
+bool compiler_message(const std::string& text, const std::string& marker, std::string& file, int& line,
+                      std::string& message) {
+  // "/path/file.cpp:15:10: warning: ..." (marker ": warning: ") or "file.cpp:8:20: runtime error: ...".
+  const std::size_t at = text.find(marker);
+  if (at == std::string::npos || !parse_location(text.substr(0, at), file, line)) return false;
+  message = text.substr(at + marker.size());
+  return true;
+}
 
 bool same_source_file(const std::string& file, const std::string& source) {
   if (file.empty() || source.empty()) return false;
@@ -64,30 +91,32 @@ bool lazy_expression_line(const std::string& line) {
 SanitizerFinding parse_sanitizer_report(const std::string& report, const std::string& source,
                                         const std::function<std::string(const std::string&, int)>& line_of) {
   SanitizerFinding found;
-  static const std::regex asan(R"(ERROR: AddressSanitizer: ([\w-]+))");
-  static const std::regex ubsan(R"(^(\S+?):(\d+):\d+: runtime error: (.*)$)");
+  const std::string asan = "ERROR: AddressSanitizer: ";
   std::istringstream in(report);
   std::string text;
   Frame first_learner, first_outside;
   bool lazy_reducer = false;
   while (std::getline(in, text)) {
-    std::smatch m;
-    if (found.id.empty() && std::regex_search(text, m, asan)) {
-      found.id = "memory_error", found.tool = "AddressSanitizer", found.kind = m[1];
+    Frame f;
+    std::string message;
+    if (found.id.empty() && text.find(asan) != std::string::npos) {
+      const std::size_t kind = text.find(asan) + asan.size();
+      found.id = "memory_error", found.tool = "AddressSanitizer";
+      found.kind = text.substr(kind, text.find_first_of(" \t", kind) - kind);  // "heap-buffer-overflow"
       continue;
     }
-    if (found.id.empty() && std::regex_match(text, m, ubsan)) {
-      found.tool = "UndefinedBehaviorSanitizer", found.kind = m[3];
+    if (found.id.empty() && compiler_message(text, ": runtime error: ", f.file, f.line, message)) {
+      found.tool = "UndefinedBehaviorSanitizer", found.kind = message;
       // UBSan's memory kinds (a null pointer, an index out of bounds) are the learner's memory errors.
-      static const std::regex memory_kind(R"(null pointer|out of bounds|misaligned address)");
-      found.id = std::regex_search(found.kind, memory_kind) ? "memory_error" : "undefined_behaviour";
-      Frame f{m[1], std::stoi(m[2])};
+      const bool memory = message.find("null pointer") != std::string::npos ||
+                          message.find("out of bounds") != std::string::npos ||
+                          message.find("misaligned address") != std::string::npos;
+      found.id = memory ? "memory_error" : "undefined_behaviour";
       if (is_learners(f.file, source)) first_learner = f;
       continue;
     }
     if (found.id.empty()) continue;
     if (text.rfind("SUMMARY:", 0) == 0) break;  // ASan's report of where the memory came from follows
-    Frame f;
     // Through xtensor's lazy reducer on the way to the learner's line (the frames below it are the grader's).
     if (first_learner.line == 0 && text.find("xreducer_stepper") != std::string::npos) lazy_reducer = true;
     if (!parse_frame(text, f)) {

@@ -35,8 +35,14 @@ expect "TAPEGRAD_LANG=zh" 1 '^result: fail diagnosis=post_pre_swapped$' '写反�
   env TAPEGRAD_LANG=zh "$ex" check "$src/tests/exercises/mistakes/07_blocks__post_pre_swapped.cpp"
 expect "a skeleton, by name" 1 '^result: fail diagnosis=not_implemented$' 'not implemented yet: layer_norm_forward' -- \
   "$ex" check layer_norm_forward
-expect "a segfault is reported; --no-sanitize says so in one line" 1 '^result: fail diagnosis=crashed$' '^\(checked without AddressSanitizer/UBSan: --no-sanitize\)$' -- \
-  "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_segfault.cpp" --no-sanitize
+if grep -q '^TAPEGRAD_SANITIZE:BOOL=ON$' "${TAPEGRAD_BUILD_DIR:-$src/build}/CMakeCache.txt" 2>/dev/null; then
+  expect "a library built with sanitizers keeps them: --no-sanitize is ignored, in one line" 1 '^result: fail diagnosis=memory_error$' \
+    '^\(the library in .* is built with sanitizers \(TAPEGRAD_SANITIZE=ON\), so your file must be too: --no-sanitize ignored\)$' -- \
+    "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_segfault.cpp" --no-sanitize
+else
+  expect "a segfault is reported; --no-sanitize says so in one line" 1 '^result: fail diagnosis=crashed$' '^\(checked without AddressSanitizer/UBSan: --no-sanitize\)$' -- \
+    "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_segfault.cpp" --no-sanitize
+fi
 expect "a segfault under ASan is a memory_error at the learner's line" 1 '^result: fail diagnosis=memory_error$' \
   '^at: .*02_layer_norm_forward_segfault\.cpp:12$' -- \
   "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_segfault.cpp"

@@ -68,6 +68,31 @@ TEST_CASE("sanitizer report: UBSan's runtime error is undefined_behaviour at its
   CHECK(f.location == pitfalls + "02_layer_norm_forward_int_overflow.cpp:12");
 }
 
+TEST_CASE("sanitizer report: a frame of xtensor's template arguments, 200000 characters long, is read",
+          "[exercise][sanitizer]") {
+  // std::regex on such a line recursed once per character and overflowed the stack (the ASan build, CI).
+  const std::string frame = "    #1 0x55d5c3 in xt::xfunction<" + std::string(200000, 'T') + ">::operator() " +
+                            pitfalls + "02_layer_norm_forward_off_by_one.cpp:14:7\n";
+  const auto f = parse_sanitizer_report("==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6\n" + frame,
+                                        pitfalls + "02_layer_norm_forward_off_by_one.cpp", line_of);
+  CHECK(f.id == "memory_error");
+  CHECK(f.kind == "heap-buffer-overflow");
+  CHECK(f.location == pitfalls + "02_layer_norm_forward_off_by_one.cpp:14");
+}
+
+TEST_CASE("locations: file:line and file:line:column, nothing else", "[exercise][sanitizer]") {
+  using tapegrad::exercise::detail::parse_location;
+  std::string file;
+  int line = 0;
+  CHECK((parse_location("/src/mine.cpp:12", file, line) && file == "/src/mine.cpp" && line == 12));
+  CHECK((parse_location("mine.cpp:8:20", file, line) && file == "mine.cpp" && line == 8));
+  CHECK_FALSE(parse_location("mine.cpp", file, line));
+  CHECK_FALSE(parse_location("mine.cpp:", file, line));
+  CHECK_FALSE(parse_location(":12", file, line));
+  CHECK_FALSE(parse_location("(BuildId: 1f2e3d)", file, line));
+  CHECK_FALSE(parse_location("in main.cpp:3", file, line));
+}
+
 TEST_CASE("sanitizer report: none in plain stderr", "[exercise][sanitizer]") {
   CHECK(parse_sanitizer_report("", "", line_of).id.empty());
   CHECK(parse_sanitizer_report("debug: x = 3\nruntime is fine\n", "", line_of).id.empty());
