@@ -13,18 +13,20 @@
 //   backward:  dx = dy + dy W          (the identity path: the "gradient highway", plus the path through F)
 //              dW = Σ_rows dyᵀ x       (shape (D, D), like W)
 //
-// Write plain loops or xtensor expressions over tapegrad::Array (x.shape(), x.data()[i], w(i, j)); do not
+// Write plain loops or xtensor expressions over Array (x.shape(), x.data()[i], w(i, j)); do not
 // call the library's ops: the point is to write them. 用普通循环或 xtensor 表达式实现，不要调用库里的算子。
 #include <cmath>
 #include <string>
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::Array residual_forward(const tapegrad::Array& x, const tapegrad::Array& w) {
+using tapegrad::Array;
+using tapegrad::exercise::ResidualGrads;
+
+Array residual_forward(const Array& x, const Array& w) {
   throw tapegrad::exercise::NotImplemented("residual_forward");
 }
 
-tapegrad::exercise::ResidualGrads residual_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                    const tapegrad::Array& w) {
+ResidualGrads residual_backward(const Array& dy, const Array& x, const Array& w) {
   throw tapegrad::exercise::NotImplemented("residual_backward");  // return {dx, dw};
 }

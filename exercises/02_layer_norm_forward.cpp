@@ -14,17 +14,18 @@
 // 例子（第二篇种子文章）：x = [3, 4, 5]，γ = 1，β = 0 得到 [-1.2247, 0, 1.2247]。检查还会用 γ、β 不是 1 和 0、
 // 大均值（1e6 + 噪声）、常数行和 N = 1 的输入。
 //
-// Plain loops or xtensor expressions over tapegrad::Array; no library ops. 用循环或 xtensor 实现，不用库算子。
+// Plain loops or xtensor expressions over Array; no library ops. 用循环或 xtensor 实现，不用库算子。
 //
 // Trap (xtensor 0.24.3): x - xt::mean(x, {1}, xt::keep_dims), or an xtensor expression held in `auto`, reads
-// past its buffer. Assign the reduction to a tapegrad::Array first, or pass xt::evaluation_strategy::immediate.
-// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 tapegrad::Array。
+// past its buffer. Assign the reduction to a Array first, or pass xt::evaluation_strategy::immediate.
+// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 Array。
 #include <cmath>
 #include <string>
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
-                                   const tapegrad::Array& beta, double eps) {
+using tapegrad::Array;
+
+Array layer_norm_forward(const Array& x, const Array& gamma, const Array& beta, double eps) {
   throw tapegrad::exercise::NotImplemented("layer_norm_forward");
 }

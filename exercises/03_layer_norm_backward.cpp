@@ -17,14 +17,16 @@
 // 会掩盖所有错误。
 //
 // Trap (xtensor 0.24.3): x - xt::mean(x, {1}, xt::keep_dims), or an xtensor expression held in `auto`, reads
-// past its buffer. Assign the reduction to a tapegrad::Array first, or pass xt::evaluation_strategy::immediate.
-// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 tapegrad::Array。
+// past its buffer. Assign the reduction to a Array first, or pass xt::evaluation_strategy::immediate.
+// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 Array。
 #include <cmath>
 #include <string>
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::exercise::NormGrads layer_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                  const tapegrad::Array& gamma, double eps) {
+using tapegrad::Array;
+using tapegrad::exercise::NormGrads;
+
+NormGrads layer_norm_backward(const Array& dy, const Array& x, const Array& gamma, double eps) {
   throw tapegrad::exercise::NotImplemented("layer_norm_backward");  // return {dx, dgamma, dbeta};
 }

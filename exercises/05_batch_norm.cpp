@@ -15,19 +15,20 @@
 // Example: x = [[3], [4], [5]] (a batch of 3, C = 1) gives [[-1.2247], [0], [1.2247]].
 //
 // Trap (xtensor 0.24.3): x - xt::mean(x, {1}, xt::keep_dims), or an xtensor expression held in `auto`, reads
-// past its buffer. Assign the reduction to a tapegrad::Array first, or pass xt::evaluation_strategy::immediate.
-// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 tapegrad::Array。
+// past its buffer. Assign the reduction to a Array first, or pass xt::evaluation_strategy::immediate.
+// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 Array。
 #include <cmath>
 #include <string>
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::Array batch_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
-                                   const tapegrad::Array& beta, double eps) {
+using tapegrad::Array;
+using tapegrad::exercise::NormGrads;
+
+Array batch_norm_forward(const Array& x, const Array& gamma, const Array& beta, double eps) {
   throw tapegrad::exercise::NotImplemented("batch_norm_forward");
 }
 
-tapegrad::exercise::NormGrads batch_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                  const tapegrad::Array& gamma, double eps) {
+NormGrads batch_norm_backward(const Array& dy, const Array& x, const Array& gamma, double eps) {
   throw tapegrad::exercise::NotImplemented("batch_norm_backward");  // return {dx, dgamma, dbeta};
 }

@@ -18,14 +18,15 @@
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::Array ffn_forward(const tapegrad::Array& x, const tapegrad::Array& w1, const tapegrad::Array& b1,
-                            const tapegrad::Array& w2, const tapegrad::Array& b2, const std::string& activation) {
+using tapegrad::Array;
+using tapegrad::exercise::FfnGrads;
+
+Array ffn_forward(const Array& x, const Array& w1, const Array& b1, const Array& w2, const Array& b2,
+                  const std::string& activation) {
   throw tapegrad::exercise::NotImplemented("ffn_forward");
 }
 
-tapegrad::exercise::FfnGrads ffn_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                          const tapegrad::Array& w1, const tapegrad::Array& b1,
-                                          const tapegrad::Array& w2, const tapegrad::Array& b2,
-                                          const std::string& activation) {
+FfnGrads ffn_backward(const Array& dy, const Array& x, const Array& w1, const Array& b1, const Array& w2,
+                      const Array& b2, const std::string& activation) {
   throw tapegrad::exercise::NotImplemented("ffn_backward");  // return {dx, dw1, db1, dw2, db2};
 }

@@ -23,37 +23,34 @@
 #include "02_layer_norm_forward.cpp"
 #include "03_layer_norm_backward.cpp"
 
-tapegrad::Array add_and_norm_forward(const tapegrad::Array& x, const tapegrad::Array& fx, const tapegrad::Array& gamma,
-                                     const tapegrad::Array& beta, double eps) {
+using tapegrad::Array;
+using tapegrad::exercise::AddNormGrads;
+using tapegrad::exercise::BlockGrads;
+
+Array add_and_norm_forward(const Array& x, const Array& fx, const Array& gamma, const Array& beta, double eps) {
   throw tapegrad::exercise::NotImplemented("add_and_norm_forward");
 }
 
-tapegrad::exercise::AddNormGrads add_and_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                       const tapegrad::Array& fx, const tapegrad::Array& gamma,
-                                                       double eps) {
+AddNormGrads add_and_norm_backward(const Array& dy, const Array& x, const Array& fx, const Array& gamma, double eps) {
   throw tapegrad::exercise::NotImplemented("add_and_norm_backward");  // return {dx, dfx, dgamma, dbeta};
 }
 
-tapegrad::Array post_norm_forward(const tapegrad::Array& x, const tapegrad::Array& w, const tapegrad::Array& b,
-                                  const tapegrad::Array& gamma, const tapegrad::Array& beta, double eps) {
+Array post_norm_forward(const Array& x, const Array& w, const Array& b, const Array& gamma, const Array& beta,
+                        double eps) {
   throw tapegrad::exercise::NotImplemented("post_norm_forward");
 }
 
-tapegrad::exercise::BlockGrads post_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                  const tapegrad::Array& w, const tapegrad::Array& b,
-                                                  const tapegrad::Array& gamma, const tapegrad::Array& beta,
-                                                  double eps) {
+BlockGrads post_norm_backward(const Array& dy, const Array& x, const Array& w, const Array& b, const Array& gamma,
+                              const Array& beta, double eps) {
   throw tapegrad::exercise::NotImplemented("post_norm_backward");  // return {dx, dw, db, dgamma, dbeta};
 }
 
-tapegrad::Array pre_norm_forward(const tapegrad::Array& x, const tapegrad::Array& w, const tapegrad::Array& b,
-                                 const tapegrad::Array& gamma, const tapegrad::Array& beta, double eps) {
+Array pre_norm_forward(const Array& x, const Array& w, const Array& b, const Array& gamma, const Array& beta,
+                       double eps) {
   throw tapegrad::exercise::NotImplemented("pre_norm_forward");
 }
 
-tapegrad::exercise::BlockGrads pre_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                 const tapegrad::Array& w, const tapegrad::Array& b,
-                                                 const tapegrad::Array& gamma, const tapegrad::Array& beta,
-                                                 double eps) {
+BlockGrads pre_norm_backward(const Array& dy, const Array& x, const Array& w, const Array& b, const Array& gamma,
+                             const Array& beta, double eps) {
   throw tapegrad::exercise::NotImplemented("pre_norm_backward");  // return {dx, dw, db, dgamma, dbeta};
 }

@@ -11,13 +11,15 @@
 //   dx = y ⊙ (dy − Σ_j dy_j y_j)
 //
 // Trap (xtensor 0.24.3): x - xt::mean(x, {1}, xt::keep_dims), or an xtensor expression held in `auto`, reads
-// past its buffer. Assign the reduction to a tapegrad::Array first, or pass xt::evaluation_strategy::immediate.
-// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 tapegrad::Array。
+// past its buffer. Assign the reduction to a Array first, or pass xt::evaluation_strategy::immediate.
+// 陷阱：表达式里的惰性 keep_dims 归约、存进 auto 的 xtensor 表达式会越界读取。先把归约赋给 Array。
 #include <cmath>
 #include <string>
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::Array softmax_backward(const tapegrad::Array& dy, const tapegrad::Array& y) {
+using tapegrad::Array;
+
+Array softmax_backward(const Array& dy, const Array& y) {
   throw tapegrad::exercise::NotImplemented("softmax_backward");
 }

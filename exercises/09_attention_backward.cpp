@@ -14,7 +14,9 @@
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::exercise::AttentionGrads attention_backward(const tapegrad::Array& dy, const tapegrad::Array& q,
-                                                      const tapegrad::Array& k, const tapegrad::Array& v) {
+using tapegrad::Array;
+using tapegrad::exercise::AttentionGrads;
+
+AttentionGrads attention_backward(const Array& dy, const Array& q, const Array& k, const Array& v) {
   throw tapegrad::exercise::NotImplemented("attention_backward");  // return {dq, dk, dv};
 }

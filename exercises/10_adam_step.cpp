@@ -18,7 +18,9 @@
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::exercise::AdamState adam_step(const tapegrad::exercise::AdamState& state, const tapegrad::Array& grad,
-                                        double lr, double beta1, double beta2, double eps) {
+using tapegrad::Array;
+using tapegrad::exercise::AdamState;
+
+AdamState adam_step(const AdamState& state, const Array& grad, double lr, double beta1, double beta2, double eps) {
   throw tapegrad::exercise::NotImplemented("adam_step");  // return the new {param, m, v, step};
 }

@@ -22,33 +22,17 @@ set -uo pipefail
 lang="${TAPEGRAD_LANG:-en}"; [[ "$lang" == zh* ]] && lang=zh || lang=en
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${TAPEGRAD_BUILD_DIR:-$root/build}"
-names=(residual layer_norm_forward layer_norm_backward rms_norm batch_norm ffn blocks softmax_backward
-       attention_backward adam_step)
+# exercises/table.tsv, the one list of the exercises: the names in order, each one's check call (the
+# grader's function with the learner's functions) and, read from that call, the learner's functions
+# (for gdb's breakpoints: the names ending in _forward, _backward or _step).
+table="$root/exercises/table.tsv"
+mapfile -t names < <(awk -F'\t' '/^[0-9]/ {print $2}' "$table")
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
-# The check call and the learner's functions (for gdb's breakpoints) of each exercise.
-check_call() {
-  case "$1" in
-    residual) echo "check_residual(residual_forward, residual_backward, o)" ;;
-    layer_norm_forward) echo "check_layer_norm_forward(layer_norm_forward, o)" ;;
-    layer_norm_backward) echo "check_layer_norm_backward(layer_norm_backward, o)" ;;
-    rms_norm) echo "check_rms_norm(rms_norm_forward, rms_norm_backward, o)" ;;
-    batch_norm) echo "check_batch_norm(batch_norm_forward, batch_norm_backward, o)" ;;
-    ffn) echo "check_ffn(ffn_forward, ffn_backward, o)" ;;
-    blocks) echo "combine(\"blocks\", {check_add_and_norm(add_and_norm_forward, add_and_norm_backward, o), check_post_norm(post_norm_forward, post_norm_backward, o), check_pre_norm(pre_norm_forward, pre_norm_backward, o)})" ;;
-    softmax_backward) echo "check_softmax_backward(softmax_backward, o)" ;;
-    attention_backward) echo "check_attention_backward(attention_backward, o)" ;;
-    adam_step) echo "check_adam_step(adam_step, o)" ;;
-  esac
-}
+check_call() { awk -F'\t' -v name="$1" '/^[0-9]/ && $2 == name {print $3}' "$table"; }
 functions_of() {
-  case "$1" in
-    layer_norm_forward|layer_norm_backward|softmax_backward|attention_backward|adam_step) echo "$1" ;;
-    blocks) echo "add_and_norm_forward add_and_norm_backward post_norm_forward post_norm_backward pre_norm_forward pre_norm_backward" ;;
-    rms_norm) echo "rms_norm_forward rms_norm_backward" ;;
-    *) echo "${1}_forward ${1}_backward" ;;
-  esac
+  check_call "$1" | grep -oE '[a-z_0-9]+_(forward|backward|step)\b' | grep -v '^check_' | tr '\n' ' ' | sed 's/ $//'
 }
 
 # The exercise a name or a file is: "03", "03_layer_norm_backward", "layer_norm_backward", a path.

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Writes the exercise notebooks notebooks/exercise_<group>.ipynb from the exercise files (exercises/NN_*.cpp):
-the statement is each file's leading comment, the cells to fill in are its functions (one per cell: xeus-cling's
-rule), and a check cell per exercise calls the grader as scripts/exercise.sh does. One source for both: after
-editing an exercise file, run this again (the test exercise.notebooks_up_to_date fails until then).
+"""Writes the exercise notebooks notebooks/exercise_<group>.ipynb from the exercise files (exercises/NN_*.cpp) and
+the exercise table (exercises/table.tsv: which exercise is in which notebook): the statement is each file's leading
+comment, the cells to fill in are a cell for the learner's helpers and each of the file's functions (one per cell:
+xeus-cling's rule), and a check cell per exercise calls the grader as scripts/exercise.sh does. An exercise built on
+earlier ones (the blocks #include the LayerNorm exercises) gets their functions as cells first. One source for all:
+after editing an exercise file or the table, run this again (the test exercise.notebooks_up_to_date fails until then).
 
   tools/exercise_notebooks.py            write the notebooks
   tools/exercise_notebooks.py --check    exit 1, naming them, if a committed notebook differs
@@ -17,17 +19,31 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "exercises"))
-from plant_mistakes import CHECKS, NUMBER  # noqa: E402  (the check call of each exercise, as the CLI makes it)
 from exercise_cells import split_definitions  # noqa: E402
+from exercise_table import exercises  # noqa: E402  (exercises/table.tsv)
 
-GROUPS = {
-    "exercise_residual_and_norms": ("The residual, RMSNorm and BatchNorm by hand (手撕残差、RMSNorm 和 BatchNorm)",
-                                    ["residual", "rms_norm", "batch_norm"]),
-    "exercise_softmax_attention_adam": ("Softmax, attention and Adam by hand (手撕 softmax、注意力和 Adam)",
-                                        ["softmax_backward", "attention_backward", "adam_step"]),
+EXERCISES = {e.name: e for e in exercises()}
+HAND_WRITTEN = {"exercise_layer_norm"}
+TITLES = {
+    "exercise_residual_and_norms": "The residual, RMSNorm and BatchNorm by hand (手撕残差、RMSNorm 和 BatchNorm)",
+    "exercise_ffn_and_blocks": "The FFN and the Add & Norm, Post-Norm and Pre-Norm blocks by hand "
+                               "(手撕 FFN 与 Add & Norm、Post-Norm、Pre-Norm 块)",
+    "exercise_softmax_attention_adam": "Softmax, attention and Adam by hand (手撕 softmax、注意力和 Adam)",
 }
-# Exercises 6 (FFN) and 7 (Add & Norm, Post-/Pre-Norm blocks) build on helpers and on the LayerNorm
-# solutions: they stay files (scripts/exercise.sh check ffn / blocks).
+
+
+def groups():
+    """notebook -> its exercises, in the table's order; every notebook the table names has a title here."""
+    out = {}
+    for e in exercises():
+        if e.notebook in HAND_WRITTEN:
+            continue
+        if e.notebook not in TITLES:
+            raise SystemExit("exercise_notebooks.py: exercises/table.tsv names notebook %s, which has no title in TITLES"
+                             % e.notebook)
+        out.setdefault(e.notebook, []).append(e.name)
+    return out
+
 
 INTRO = """Write each forward and backward yourself, on plain arrays, and let the grader tell you whether they are
 right and, if not, **which mistake** you made. 自己写前向和反向，检查器会告诉你对不对；不对的话，告诉你**犯了哪个错误**。
@@ -36,7 +52,8 @@ Fill in an exercise cell (replace the `throw`), run it, then run the check cell 
 (green passed, red did not) and a diagnosis with a hint. Your code runs in a child process, so a crash or an
 endless loop is reported and the notebook lives on. Fix, re-run your cell, re-run the check. The same
 exercises are files in `exercises/` (`scripts/exercise.sh check <name>`); LayerNorm has its own notebook,
-`exercise_layer_norm.ipynb`."""
+`exercise_layer_norm.ipynb`. Helpers of your own (an activation, a matrix product) go in the helpers cell above
+an exercise's functions: definitions only, one cell of them, run before the functions that use them."""
 
 
 def lines(text):
@@ -55,7 +72,11 @@ def code(text, tags=None):
 
 def exercise_file(name):
     folder = os.path.join(ROOT, "exercises")
-    return os.path.join(folder, "%02d_%s.cpp" % (NUMBER[name], name))
+    return os.path.join(folder, "%02d_%s.cpp" % (EXERCISES[name].number, name))
+
+
+# `#include "02_layer_norm_forward.cpp"`: an exercise file built on an earlier one.
+INCLUDED_EXERCISE = re.compile(r'^#include "(\d\d)_(\w+)\.cpp"', re.M)
 
 
 def statement(path):
@@ -75,13 +96,22 @@ def statement(path):
 
 def check_calls(name):
     """The check cells: scripts/exercise.sh's call with the report's language; the blocks' combine() split."""
-    call = CHECKS[name].replace("{ns}::", "").replace("{{", "{").replace("}}", "}")
+    call = EXERCISES[name].check
     calls = re.findall(r"check_\w+\([^()]*\bo\)", call)
     return ["ex::" + c[:-2] + "{lang})" for c in calls]
 
 
 def notebook(group):
-    title, names = GROUPS[group]
+    title, names = TITLES[group], groups()[group]
+    # The files' `using` lines (tapegrad::Array, the gradients' structs), once, in the setup cell.
+    usings = []
+    for name in names:
+        with open(exercise_file(name), encoding="utf-8") as f:
+            text = f.read()
+        for _, earlier in INCLUDED_EXERCISE.findall(text):
+            with open(exercise_file(earlier), encoding="utf-8") as f:
+                text = f.read() + text
+        usings += [u for u in re.findall(r"^using [\w:]+;$", text, re.M) if u not in usings]
     cells = [markdown("# Exercises: " + title + "\n\n" + INTRO),
              markdown("## Setup\n\nThe pragmas point the interpreter at tapegrad's headers and library (paths relative "
                       "to `notebooks/`)."),
@@ -89,16 +119,25 @@ def notebook(group):
                   '#pragma cling load("libopenblas")\n#pragma cling load("libtapegrad")'),
              code("#include <cmath>\n#include <iostream>\n#include <string>\n#include <vector>\n\n"
                   "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/exercise.hpp>\n\n"
-                  "namespace ex = tapegrad::exercise;"),
+                  "namespace ex = tapegrad::exercise;\n\n" + "\n".join(usings)),
              markdown('The report\'s language: `"en"` or `"zh"` (中文). 报告的语言：`"en"` 或 `"zh"`。'),
              code('std::string lang = "en";  // "zh": 中文报告', ["parameters"])]
     for name in names:
         path = exercise_file(name)
         cells.append(markdown(statement(path)))
         with open(path, encoding="utf-8") as f:
-            _, definitions = split_definitions(f.read())
-        for function, text in definitions:
-            cells.append(code(text, ["exercise:" + function]))
+            text = f.read()
+        for number, earlier in INCLUDED_EXERCISE.findall(text):
+            cells.append(markdown("Your exercise %d (`%s`), which this one builds on: paste it from its notebook or "
+                                  "file, or write it here. 这个练习用到你的练习 %d（`%s`）：从它的 notebook 或文件里粘贴过来，"
+                                  "或者在这里写。" % (int(number), earlier, int(number), earlier)))
+            with open(exercise_file(earlier), encoding="utf-8") as f:
+                for function, definition in split_definitions(f.read())[1]:
+                    cells.append(code(definition, ["exercise:" + function]))
+        cells.append(code("// Your helpers for exercise %d, if any (definitions only). 练习 %d 的辅助函数（如有）。"
+                          % (EXERCISES[name].number, EXERCISES[name].number), ["exercise:helpers:" + name]))
+        for function, definition in split_definitions(text)[1]:
+            cells.append(code(definition, ["exercise:" + function]))
         for call in check_calls(name):
             cells.append(code(call))
     cells.append(markdown("## Next\n\nThe report's last line, `result: pass` or `result: fail diagnosis=<id>`, is what "
@@ -125,7 +164,7 @@ def main():
         return 2
     check = "--check" in args
     stale = []
-    for group in GROUPS:
+    for group in groups():
         path = os.path.join(ROOT, "notebooks", group + ".ipynb")
         want = text_of(notebook(group))
         have = open(path, encoding="utf-8").read() if os.path.exists(path) else None

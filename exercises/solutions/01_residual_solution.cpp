@@ -4,10 +4,13 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::ResidualGrads;
+
 // x (..., D), w (D, D): y = x + x Wᵀ.
-tapegrad::Array residual_forward(const tapegrad::Array& x, const tapegrad::Array& w) {
+Array residual_forward(const Array& x, const Array& w) {
   const std::size_t D = x.shape().back(), rows = x.size() / D;
-  tapegrad::Array y = x;  // the identity path
+  Array y = x;  // the identity path
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t i = 0; i < D; ++i)
       for (std::size_t j = 0; j < D; ++j) y.data()[r * D + i] += x.data()[r * D + j] * w(i, j);  // + (x Wᵀ)_i
@@ -15,12 +18,11 @@ tapegrad::Array residual_forward(const tapegrad::Array& x, const tapegrad::Array
 }
 
 // dx = dy (the highway) + dy W (through F); dW = Σ_rows dyᵀ x.
-tapegrad::exercise::ResidualGrads residual_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                    const tapegrad::Array& w) {
+ResidualGrads residual_backward(const Array& dy, const Array& x, const Array& w) {
   const std::size_t D = x.shape().back(), rows = x.size() / D;
-  tapegrad::exercise::ResidualGrads g;
+  ResidualGrads g;
   g.dx = dy;
-  g.dw = tapegrad::Array::from_shape({D, D});
+  g.dw = Array::from_shape({D, D});
   g.dw.fill(0.0);
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t i = 0; i < D; ++i)

@@ -4,11 +4,12 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+
 // y = γ (x − μ) / sqrt(σ² + ε) + β over the last axis; σ² = mean((x − μ)²), two passes.
-tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
-                                   const tapegrad::Array& beta, double eps) {
+Array layer_norm_forward(const Array& x, const Array& gamma, const Array& beta, double eps) {
   const std::size_t N = x.shape().back(), rows = x.size() / N;
-  tapegrad::Array y = tapegrad::Array::from_shape(x.shape());
+  Array y = Array::from_shape(x.shape());
   for (std::size_t r = 0; r < rows; ++r) {
     const double* xr = x.data() + r * N;
     double mean = 0;

@@ -4,14 +4,16 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::NormGrads;
+
 // g = γ·dy; dx = (g − mean(g) − x̂·mean(g·x̂)) / σ; dγ = Σ_rows dy·x̂; dβ = Σ_rows dy.
-tapegrad::exercise::NormGrads layer_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                  const tapegrad::Array& gamma, double eps) {
+NormGrads layer_norm_backward(const Array& dy, const Array& x, const Array& gamma, double eps) {
   const std::size_t N = x.shape().back(), rows = x.size() / N;
-  tapegrad::exercise::NormGrads out;
-  out.dx = tapegrad::Array::from_shape(x.shape());
-  out.dgamma = tapegrad::Array::from_shape({N});
-  out.dbeta = tapegrad::Array::from_shape({N});
+  NormGrads out;
+  out.dx = Array::from_shape(x.shape());
+  out.dgamma = Array::from_shape({N});
+  out.dbeta = Array::from_shape({N});
   out.dgamma.fill(0.0);
   out.dbeta.fill(0.0);
   std::vector<double> xhat(N), g(N);

@@ -4,10 +4,13 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::NormGrads;
+
 // y = γ x / rms, rms = sqrt(mean(x²) + ε): no mean subtracted, no β.
-tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {
+Array rms_norm_forward(const Array& x, const Array& gamma, double eps) {
   const std::size_t N = x.shape().back(), rows = x.size() / N;
-  tapegrad::Array y = tapegrad::Array::from_shape(x.shape());
+  Array y = Array::from_shape(x.shape());
   for (std::size_t r = 0; r < rows; ++r) {
     double ms = 0;
     for (std::size_t j = 0; j < N; ++j) ms += x.data()[r * N + j] * x.data()[r * N + j];
@@ -18,12 +21,11 @@ tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array
 }
 
 // g = γ·dy; dx = (g − x̂·mean(g·x̂)) / rms; dγ = Σ_rows dy·x̂; no dβ.
-tapegrad::exercise::NormGrads rms_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                const tapegrad::Array& gamma, double eps) {
+NormGrads rms_norm_backward(const Array& dy, const Array& x, const Array& gamma, double eps) {
   const std::size_t N = x.shape().back(), rows = x.size() / N;
-  tapegrad::exercise::NormGrads out;
-  out.dx = tapegrad::Array::from_shape(x.shape());
-  out.dgamma = tapegrad::Array::from_shape({N});
+  NormGrads out;
+  out.dx = Array::from_shape(x.shape());
+  out.dgamma = Array::from_shape({N});
   out.dgamma.fill(0.0);
   for (std::size_t r = 0; r < rows; ++r) {
     const double* xr = x.data() + r * N;

@@ -5,11 +5,13 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::NormGrads;
+
 // Per feature c (the last axis): μ_c, σ²_c over every row (all other axes), biased.
-tapegrad::Array batch_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
-                                   const tapegrad::Array& beta, double eps) {
+Array batch_norm_forward(const Array& x, const Array& gamma, const Array& beta, double eps) {
   const std::size_t C = x.shape().back(), M = x.size() / C;
-  tapegrad::Array y = tapegrad::Array::from_shape(x.shape());
+  Array y = Array::from_shape(x.shape());
   for (std::size_t c = 0; c < C; ++c) {
     double mean = 0, var = 0;
     for (std::size_t r = 0; r < M; ++r) mean += x.data()[r * C + c];
@@ -23,13 +25,12 @@ tapegrad::Array batch_norm_forward(const tapegrad::Array& x, const tapegrad::Arr
 }
 
 // The same formula as LayerNorm's, with the means over the rows: dx = (g − mean(g) − x̂·mean(g·x̂)) / σ.
-tapegrad::exercise::NormGrads batch_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                  const tapegrad::Array& gamma, double eps) {
+NormGrads batch_norm_backward(const Array& dy, const Array& x, const Array& gamma, double eps) {
   const std::size_t C = x.shape().back(), M = x.size() / C;
-  tapegrad::exercise::NormGrads out;
-  out.dx = tapegrad::Array::from_shape(x.shape());
-  out.dgamma = tapegrad::Array::from_shape({C});
-  out.dbeta = tapegrad::Array::from_shape({C});
+  NormGrads out;
+  out.dx = Array::from_shape(x.shape());
+  out.dgamma = Array::from_shape({C});
+  out.dbeta = Array::from_shape({C});
   std::vector<double> xhat(M);
   for (std::size_t c = 0; c < C; ++c) {
     double mean = 0, var = 0;

@@ -5,6 +5,9 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::FfnGrads;
+
 // act(h) and act'(h): ReLU, or the exact GELU h·Φ(h).
 static double activate(double h, const std::string& activation) {
   if (activation == "relu") return h > 0 ? h : 0.0;
@@ -16,12 +19,12 @@ static double activate_grad(double h, const std::string& activation) {
 }
 
 // h = x W1ᵀ + b1, a = act(h), y = a W2ᵀ + b2, row by row.
-tapegrad::Array ffn_forward(const tapegrad::Array& x, const tapegrad::Array& w1, const tapegrad::Array& b1,
-                            const tapegrad::Array& w2, const tapegrad::Array& b2, const std::string& activation) {
+Array ffn_forward(const Array& x, const Array& w1, const Array& b1, const Array& w2, const Array& b2,
+                  const std::string& activation) {
   const std::size_t in = w1.shape()[1], hidden = w1.shape()[0], out = w2.shape()[0], rows = x.size() / in;
   tapegrad::Shape shape(x.shape().begin(), x.shape().end());
   shape.back() = out;
-  tapegrad::Array y = tapegrad::Array::from_shape(shape);
+  Array y = Array::from_shape(shape);
   std::vector<double> a(hidden);
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t j = 0; j < hidden; ++j) {
@@ -39,18 +42,16 @@ tapegrad::Array ffn_forward(const tapegrad::Array& x, const tapegrad::Array& w1,
 }
 
 // dW2 = Σ dyᵀ a, db2 = Σ dy, dh = (dy W2) ⊙ act'(h), dW1 = Σ dhᵀ x, db1 = Σ dh, dx = dh W1.
-tapegrad::exercise::FfnGrads ffn_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                          const tapegrad::Array& w1, const tapegrad::Array& b1,
-                                          const tapegrad::Array& w2, const tapegrad::Array& b2,
-                                          const std::string& activation) {
+FfnGrads ffn_backward(const Array& dy, const Array& x, const Array& w1, const Array& b1, const Array& w2,
+                      const Array& b2, const std::string& activation) {
   (void)b2;
   const std::size_t in = w1.shape()[1], hidden = w1.shape()[0], out = w2.shape()[0], rows = x.size() / in;
-  tapegrad::exercise::FfnGrads g;
-  g.dx = tapegrad::Array::from_shape(x.shape());
-  g.dw1 = tapegrad::Array::from_shape(w1.shape());
-  g.db1 = tapegrad::Array::from_shape(b1.shape());
-  g.dw2 = tapegrad::Array::from_shape(w2.shape());
-  g.db2 = tapegrad::Array::from_shape({out});
+  FfnGrads g;
+  g.dx = Array::from_shape(x.shape());
+  g.dw1 = Array::from_shape(w1.shape());
+  g.db1 = Array::from_shape(b1.shape());
+  g.dw2 = Array::from_shape(w2.shape());
+  g.db2 = Array::from_shape({out});
   g.dw1.fill(0), g.db1.fill(0), g.dw2.fill(0), g.db2.fill(0);
   std::vector<double> h(hidden), dh(hidden);
   for (std::size_t r = 0; r < rows; ++r) {

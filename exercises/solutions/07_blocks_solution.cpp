@@ -7,10 +7,15 @@
 #include "02_layer_norm_forward_solution.cpp"
 #include "03_layer_norm_backward_solution.cpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::NormGrads;
+using tapegrad::exercise::AddNormGrads;
+using tapegrad::exercise::BlockGrads;
+
 // F(h) = h Wᵀ + b over the last axis, and its backward: dh = dz W, dW = Σ dzᵀ h, db = Σ dz.
-static tapegrad::Array sublayer(const tapegrad::Array& h, const tapegrad::Array& w, const tapegrad::Array& b) {
+static Array sublayer(const Array& h, const Array& w, const Array& b) {
   const std::size_t D = w.shape()[0], rows = h.size() / D;
-  tapegrad::Array z = tapegrad::Array::from_shape(h.shape());
+  Array z = Array::from_shape(h.shape());
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t i = 0; i < D; ++i) {
       double s = b(i);
@@ -19,13 +24,12 @@ static tapegrad::Array sublayer(const tapegrad::Array& h, const tapegrad::Array&
     }
   return z;
 }
-static tapegrad::Array sublayer_backward(const tapegrad::Array& dz, const tapegrad::Array& h, const tapegrad::Array& w,
-                                         tapegrad::exercise::BlockGrads& g) {
+static Array sublayer_backward(const Array& dz, const Array& h, const Array& w, BlockGrads& g) {
   const std::size_t D = w.shape()[0], rows = h.size() / D;
-  tapegrad::Array dh = tapegrad::Array::from_shape(h.shape());
+  Array dh = Array::from_shape(h.shape());
   dh.fill(0);
-  g.dw = tapegrad::Array::from_shape({D, D});
-  g.db = tapegrad::Array::from_shape({D});
+  g.dw = Array::from_shape({D, D});
+  g.db = Array::from_shape({D});
   g.dw.fill(0), g.db.fill(0);
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t i = 0; i < D; ++i) {
@@ -39,48 +43,41 @@ static tapegrad::Array sublayer_backward(const tapegrad::Array& dz, const tapegr
 }
 
 // Add & Norm: y = LN(x + fx); both inputs get the same gradient, the LN's dx.
-tapegrad::Array add_and_norm_forward(const tapegrad::Array& x, const tapegrad::Array& fx, const tapegrad::Array& gamma,
-                                     const tapegrad::Array& beta, double eps) {
+Array add_and_norm_forward(const Array& x, const Array& fx, const Array& gamma, const Array& beta, double eps) {
   return layer_norm_forward(x + fx, gamma, beta, eps);
 }
-tapegrad::exercise::AddNormGrads add_and_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                       const tapegrad::Array& fx, const tapegrad::Array& gamma,
-                                                       double eps) {
-  const tapegrad::exercise::NormGrads n = layer_norm_backward(dy, x + fx, gamma, eps);
+AddNormGrads add_and_norm_backward(const Array& dy, const Array& x, const Array& fx, const Array& gamma, double eps) {
+  const NormGrads n = layer_norm_backward(dy, x + fx, gamma, eps);
   return {n.dx, n.dx, n.dgamma, n.dbeta};
 }
 
 // Post-Norm: y = LN(x + F(x)).
-tapegrad::Array post_norm_forward(const tapegrad::Array& x, const tapegrad::Array& w, const tapegrad::Array& b,
-                                  const tapegrad::Array& gamma, const tapegrad::Array& beta, double eps) {
+Array post_norm_forward(const Array& x, const Array& w, const Array& b, const Array& gamma, const Array& beta,
+                        double eps) {
   return layer_norm_forward(x + sublayer(x, w, b), gamma, beta, eps);
 }
-tapegrad::exercise::BlockGrads post_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                  const tapegrad::Array& w, const tapegrad::Array& b,
-                                                  const tapegrad::Array& gamma, const tapegrad::Array& beta,
-                                                  double eps) {
+BlockGrads post_norm_backward(const Array& dy, const Array& x, const Array& w, const Array& b, const Array& gamma,
+                              const Array& beta, double eps) {
   (void)beta;
-  tapegrad::exercise::BlockGrads g;
-  const tapegrad::exercise::NormGrads n = layer_norm_backward(dy, x + sublayer(x, w, b), gamma, eps);
+  BlockGrads g;
+  const NormGrads n = layer_norm_backward(dy, x + sublayer(x, w, b), gamma, eps);
   g.dgamma = n.dgamma, g.dbeta = n.dbeta;
   g.dx = n.dx + sublayer_backward(n.dx, x, w, g);  // the residual path plus the path through F
   return g;
 }
 
 // Pre-Norm: y = x + F(LN(x)).
-tapegrad::Array pre_norm_forward(const tapegrad::Array& x, const tapegrad::Array& w, const tapegrad::Array& b,
-                                 const tapegrad::Array& gamma, const tapegrad::Array& beta, double eps) {
+Array pre_norm_forward(const Array& x, const Array& w, const Array& b, const Array& gamma, const Array& beta,
+                       double eps) {
   return x + sublayer(layer_norm_forward(x, gamma, beta, eps), w, b);
 }
-tapegrad::exercise::BlockGrads pre_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                 const tapegrad::Array& w, const tapegrad::Array& b,
-                                                 const tapegrad::Array& gamma, const tapegrad::Array& beta,
-                                                 double eps) {
+BlockGrads pre_norm_backward(const Array& dy, const Array& x, const Array& w, const Array& b, const Array& gamma,
+                             const Array& beta, double eps) {
   (void)b;
-  tapegrad::exercise::BlockGrads g;
-  const tapegrad::Array h = layer_norm_forward(x, gamma, beta, eps);
-  const tapegrad::Array dh = sublayer_backward(dy, h, w, g);
-  const tapegrad::exercise::NormGrads n = layer_norm_backward(dh, x, gamma, eps);
+  BlockGrads g;
+  const Array h = layer_norm_forward(x, gamma, beta, eps);
+  const Array dh = sublayer_backward(dy, h, w, g);
+  const NormGrads n = layer_norm_backward(dh, x, gamma, eps);
   g.dgamma = n.dgamma, g.dbeta = n.dbeta;
   g.dx = dy + n.dx;  // the residual path plus the path through LN and F
   return g;

@@ -4,10 +4,12 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+
 // Over the last axis: dx = y ⊙ (dy − Σ_j dy_j y_j).
-tapegrad::Array softmax_backward(const tapegrad::Array& dy, const tapegrad::Array& y) {
+Array softmax_backward(const Array& dy, const Array& y) {
   const std::size_t N = y.shape().back(), rows = y.size() / N;
-  tapegrad::Array dx = tapegrad::Array::from_shape(y.shape());
+  Array dx = Array::from_shape(y.shape());
   for (std::size_t r = 0; r < rows; ++r) {
     double dot = 0;
     for (std::size_t j = 0; j < N; ++j) dot += dy.data()[r * N + j] * y.data()[r * N + j];

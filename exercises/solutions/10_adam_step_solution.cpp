@@ -4,11 +4,13 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::AdamState;
+
 // t = step + 1; m = β1 m + (1 − β1) g; v = β2 v + (1 − β2) g²;
 // p −= lr · (m / (1 − β1^t)) / (sqrt(v / (1 − β2^t)) + ε).
-tapegrad::exercise::AdamState adam_step(const tapegrad::exercise::AdamState& state, const tapegrad::Array& grad,
-                                        double lr, double beta1, double beta2, double eps) {
-  tapegrad::exercise::AdamState s = state;
+AdamState adam_step(const AdamState& state, const Array& grad, double lr, double beta1, double beta2, double eps) {
+  AdamState s = state;
   s.step = state.step + 1;
   const double bc1 = 1 - std::pow(beta1, double(s.step)), bc2 = 1 - std::pow(beta2, double(s.step));
   for (std::size_t i = 0; i < s.param.size(); ++i) {

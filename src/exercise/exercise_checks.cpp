@@ -1,5 +1,6 @@
-// The list of exercises, in the seeds' order, and what is read from it (exercises(), catalogue_ids,
-// make_spec). Each check_* sits beside its exercise's spec, in exercise_*.cpp.
+// The list of exercises (exercises/table.tsv, the one list: the scripts, the planter and the notebook
+// generator read it too) and what is read from it (exercises(), catalogue_ids, make_spec). Each check_*
+// sits beside its exercise's spec, in exercise_*.cpp.
 
 #include <algorithm>
 
@@ -18,17 +19,9 @@ struct Entry {
 };
 
 const std::vector<Entry>& entries() {
+  // One row of exercises/table.tsv each (cmake/exercise_table.cmake writes them).
   static const std::vector<Entry> e = {
-      {"residual", {"1. the residual connection y = x + x Wᵀ, forward and backward", "1. 残差连接 y = x + x Wᵀ，前向和反向"}, residual_spec},
-      {"layer_norm_forward", {"2. LayerNorm forward", "2. LayerNorm 前向"}, layer_norm_forward_spec},
-      {"layer_norm_backward", {"3. LayerNorm backward", "3. LayerNorm 反向"}, layer_norm_backward_spec},
-      {"rms_norm", {"4. RMSNorm forward and backward", "4. RMSNorm 前向和反向"}, rms_norm_spec},
-      {"batch_norm", {"5. BatchNorm (training mode, features last) forward and backward", "5. BatchNorm（训练模式，特征在最后一维）前向和反向"}, batch_norm_spec},
-      {"ffn", {"6. the FFN (ReLU and GELU) forward and backward", "6. FFN（ReLU 和 GELU）前向和反向"}, ffn_spec},
-      {"blocks", {"7. Add & Norm, Post-Norm and Pre-Norm blocks from your own LayerNorm", "7. 用你自己的 LayerNorm 搭 Add & Norm、Post-Norm 和 Pre-Norm"}, nullptr},
-      {"softmax_backward", {"8. softmax backward", "8. softmax 反向"}, softmax_backward_spec},
-      {"attention_backward", {"9. single-head attention backward", "9. 单头注意力反向"}, attention_backward_spec},
-      {"adam_step", {"10. one Adam step", "10. Adam 的一步更新"}, adam_step_spec},
+#include "exercise_table.inc"
   };
   return e;
 }

@@ -2,9 +2,11 @@
 # scripts/exercise.sh end to end: check (a solution passes with exit 0; a planted mistake fails with
 # exit 1 and its diagnosis on the last line; --lang zh and TAPEGRAD_LANG=zh; a crash, an endless loop
 # and a compile error are reported), list, and --gdb stopping in the learner's function.
-#   exercise_cli_test.sh SOURCE_DIR        (TAPEGRAD_BUILD_DIR: the build whose library is used)
+#   exercise_cli_test.sh SOURCE_DIR PLANTED  (TAPEGRAD_BUILD_DIR: the build whose library is used;
+#                                            PLANTED: the planted mistakes the build wrote)
 set -uo pipefail
 src="$1"
+planted="$2"
 ex="$src/scripts/exercise.sh"
 failures=0
 scratch=$(mktemp -d)
@@ -30,9 +32,9 @@ expect "a solution passes" 0 '^result: pass$' 'checks passed' -- \
 expect "a planted mistake is diagnosed" 1 '^result: fail diagnosis=mean_term_missing$' 'treated as a constant' -- \
   "$ex" check "$src/tests/exercises/mistakes/03_layer_norm_backward__mean_term_missing.cpp"
 expect "--lang zh" 1 '^result: fail diagnosis=eps_outside_sqrt$' '诊断：eps_outside_sqrt' -- \
-  "$ex" check "$src/tests/exercises/mistakes/02_layer_norm_forward__eps_outside_sqrt.cpp" --lang zh
+  "$ex" check "$planted/02_layer_norm_forward__eps_outside_sqrt.cpp" --lang zh
 expect "TAPEGRAD_LANG=zh" 1 '^result: fail diagnosis=post_pre_swapped$' '写反了' -- \
-  env TAPEGRAD_LANG=zh "$ex" check "$src/tests/exercises/mistakes/07_blocks__post_pre_swapped.cpp"
+  env TAPEGRAD_LANG=zh "$ex" check "$planted/07_blocks__post_pre_swapped.cpp"
 expect "a skeleton, by name" 1 '^result: fail diagnosis=not_implemented$' 'not implemented yet: layer_norm_forward' -- \
   "$ex" check layer_norm_forward
 if grep -q '^TAPEGRAD_SANITIZE:BOOL=ON$' "${TAPEGRAD_BUILD_DIR:-$src/build}/CMakeCache.txt" 2>/dev/null; then
@@ -81,9 +83,8 @@ expect "02_mine.cpp is exercise 2" 0 '^result: pass$' 'exercise layer_norm_forwa
 cp "$src/exercises/02_layer_norm_forward.cpp" "$scratch/mine.cpp"
 expect "a skeleton's header // Exercise 2:" 1 '^result: fail diagnosis=not_implemented$' 'exercise layer_norm_forward' -- \
   "$ex" check "$scratch/mine.cpp"
-# (a planted blocks file includes the LayerNorm solutions by a relative path: made absolute in the copy)
-sed "s#\"\\.\\./\\.\\./\\.\\./exercises/#\"$src/exercises/#" "$src/tests/exercises/mistakes/07_blocks__post_pre_swapped.cpp" \
-  > "$scratch/07_blocks_residual_missing.cpp"
+# (a planted blocks file includes the LayerNorm solutions as "solutions/...": found through exercises/)
+cp "$planted/07_blocks__post_pre_swapped.cpp" "$scratch/07_blocks_residual_missing.cpp"
 expect "07_blocks_residual_missing.cpp is blocks" 1 '^result: fail diagnosis=post_pre_swapped$' 'exercise blocks' -- \
   "$ex" check "$scratch/07_blocks_residual_missing.cpp"
 grep -v '^// exercise:' "$scratch/07_blocks_residual_missing.cpp" > "$scratch/blocks_residual_missing.cpp"
@@ -133,7 +134,7 @@ PY
 }
 "$ex" check "$pit/02_layer_norm_forward_off_by_one.cpp" --json > "$scratch/report.json"
 expect "--json has the report's shape" 0 '^shape ok$' '' -- json_shape json "$scratch/report.json"
-"$ex" check "$src/tests/exercises/mistakes/08_softmax_backward__sum_term_missing.cpp" --format gradescope > "$scratch/results.json"
+"$ex" check "$planted/08_softmax_backward__sum_term_missing.cpp" --format gradescope > "$scratch/results.json"
 expect "--format gradescope has results.json's shape" 0 '^shape ok$' '' -- json_shape gradescope "$scratch/results.json"
 
 # Two checks of one exercise at once (a correct and a wrong file), ten times: each its own result.
@@ -141,7 +142,7 @@ parallel_ok=1
 for round in 1 2 3 4 5 6 7 8 9 10; do
   "$ex" check "$src/exercises/solutions/08_softmax_backward_solution.cpp" > "$scratch/p_right.txt" 2>&1 &
   a=$!
-  "$ex" check "$src/tests/exercises/mistakes/08_softmax_backward__sum_term_missing.cpp" > "$scratch/p_wrong.txt" 2>&1 &
+  "$ex" check "$planted/08_softmax_backward__sum_term_missing.cpp" > "$scratch/p_wrong.txt" 2>&1 &
   b=$!
   wait "$a"; ra=$?; wait "$b"; rb=$?
   if [[ $ra != 0 || $rb != 1 ]] || [[ "$(tail -1 "$scratch/p_right.txt")" != "result: pass" ]] ||
@@ -170,9 +171,9 @@ fi
 
 if command -v gdb >/dev/null; then
   expect "--gdb stops in the learner's function" 0 '' 'Breakpoint 1, layer_norm_backward \(' -- \
-    env TAPEGRAD_EXERCISE_GDB_BATCH=1 "$ex" check "$src/tests/exercises/mistakes/03_layer_norm_backward__wrong_scale.cpp" --gdb
+    env TAPEGRAD_EXERCISE_GDB_BATCH=1 "$ex" check "$planted/03_layer_norm_backward__wrong_scale.cpp" --gdb
   # ... with the pretty-printers loaded (planted: the gdb line without add-auto-load-safe-path fails it).
-  gdb_out=$(TAPEGRAD_EXERCISE_GDB_BATCH=1 "$ex" check "$src/tests/exercises/mistakes/03_layer_norm_backward__wrong_scale.cpp" --gdb 2>&1)
+  gdb_out=$(TAPEGRAD_EXERCISE_GDB_BATCH=1 "$ex" check "$planted/03_layer_norm_backward__wrong_scale.cpp" --gdb 2>&1)
   if grep -q "auto-loading has been declined" <<<"$gdb_out"; then
     echo "FAIL: --gdb starts gdb without the pretty-printers:"; grep "declined" <<<"$gdb_out" | sed 's/^/    /'
     failures=$((failures + 1))

@@ -36,6 +36,25 @@ def without_leading_comment(text):
     return "\n".join(lines).rstrip("\n")
 
 
+def top_level_definitions(text):
+    """The top-level definitions of a helpers' preamble, each with the comment lines above it; #include lines
+    dropped (the notebook's setup cell includes the standard headers)."""
+    text = re.sub(r"^#include [^\n]*\n?", "", text, flags=re.M)
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                end = i + 1
+                if text[end:end + 1] == ";":
+                    end += 1
+                out.append(text[start:end].strip("\n"))
+                start = end
+    return [d for d in out if d.strip()]
+
+
 def main():
     argv = sys.argv[1:]
     rest = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -54,25 +73,45 @@ def main():
     # What each tagged cell gets: a file whose name is the tag's gets the whole file; a file of an exercise with
     # several functions (one cell each) gives each its definition, the first one after the file's #includes and
     # helpers (a cell our kernel takes; the committed notebook keeps one definition per cell for xeus-cling).
-    texts, key_of = {}, {}
+    # A notebook with a helpers cell for the exercise (tagged exercise:helpers:<exercise>) gets the file's
+    # helpers there instead, one definition per cell (xeus-cling's rule). The preamble's `using` lines are
+    # dropped (the notebook's setup cell has them; a `using` first makes cling wrap the rest), and so is an
+    # `#include "02_layer_norm_forward_solution.cpp"` of an earlier exercise (its functions are cells).
+    tags = {t for c in nb["cells"] for t in c.get("metadata", {}).get("tags", [])}
+    texts, key_of, helpers = {}, {}, {}
     for key, file in fills.items():
         with open(os.path.join(ROOT, file) if not os.path.isabs(file) else file, encoding="utf-8") as f:
             text = f.read()
-        texts[key], key_of[key] = without_leading_comment(text), key
+        whole = re.sub(r"^using [\w:]+;\n\n?", "", without_leading_comment(text), flags=re.M)
+        texts[key], key_of[key] = whole, key
         preamble, definitions = split_definitions(text)
+        preamble = re.sub(r'^(#include "\d\d_\w+\.cpp"|using [\w:]+;)\n?', "", preamble, flags=re.M).strip("\n")
+        if "exercise:helpers:" + key in tags:
+            helpers[key] = top_level_definitions(preamble)
+            preamble = ""
         for i, (function, definition) in enumerate(definitions):
             if function != key:
                 texts[function] = (preamble + "\n\n" + definition) if i == 0 and preamble else definition
                 key_of[function] = key
     filled = set()
+    cells = []
     for cell in nb["cells"]:
-        tags = cell.get("metadata", {}).get("tags", [])
-        for tag in tags:
+        tag = next((t for t in cell.get("metadata", {}).get("tags", []) if t.startswith("exercise:helpers:")), None)
+        if tag and tag[len("exercise:helpers:"):] in helpers:
+            key = tag[len("exercise:helpers:"):]
+            for definition in helpers[key] or ["// (no helpers)"]:
+                cells.append(dict(cell, source=definition, metadata={"tags": [tag]}))
+            filled.add(key)
+        else:
+            cells.append(cell)
+    nb["cells"] = cells
+    for cell in nb["cells"]:
+        for tag in cell.get("metadata", {}).get("tags", []):
             if tag.startswith("exercise:") and tag[len("exercise:"):] in texts:
                 fn = tag[len("exercise:"):]
                 cell["source"] = texts[fn]
                 filled.add(key_of[fn])
-        if "parameters" in tags and args.lang:
+        if "parameters" in cell.get("metadata", {}).get("tags", []) and args.lang:
             cell["source"] = re.sub(r'lang = "[a-z]*"', 'lang = "%s"' % args.lang, source(cell))
         if cell.get("cell_type") == "code":
             cell["source"] = source(cell).replace('add_include_path("../include")',

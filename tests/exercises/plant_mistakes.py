@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Writes the planted mistakes: each catalogued mistake of tapegrad::exercise as a learner's wrong
-solution, tests/exercises/mistakes/<NN>_<exercise>__<id>.cpp, made from the reference solution in
-exercises/solutions/ by the edit a learner would make (or written out where the change is larger),
-and the test that checks each is failed AND diagnosed with its own id (test_exercise_mistakes.cpp).
+solution, <NN>_<exercise>__<id>.cpp, made from the reference solution in exercises/solutions/ by the
+edit a learner would make (or written out where the change is larger), and the test that checks each
+is failed AND diagnosed with its own id (test_exercise_mistakes.cpp). The build writes them all at
+build time (tests/exercises/tests.cmake); two are kept in tests/exercises/mistakes/ as examples
+(exercises/README.md and the notebook tests use them).
 
-  tests/exercises/plant_mistakes.py          rewrite both (commit the result)
-  tests/exercises/plant_mistakes.py --check  exit 1 if the committed files differ from what it writes
+  tests/exercises/plant_mistakes.py --out DIR   write every mistake into DIR/mistakes/ and the test into DIR
+  tests/exercises/plant_mistakes.py --check     exit 1 if the kept examples differ from what it writes
+  tests/exercises/plant_mistakes.py --examples  rewrite the kept examples
 
 Each edit must apply exactly (the old text is in the solution), so a changed solution fails here.
 """
@@ -17,21 +20,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOL = os.path.join(ROOT, "exercises", "solutions")
 
-CHECKS = {
-    "residual": "check_residual({ns}::residual_forward, {ns}::residual_backward, o)",
-    "layer_norm_forward": "check_layer_norm_forward({ns}::layer_norm_forward, o)",
-    "layer_norm_backward": "check_layer_norm_backward({ns}::layer_norm_backward, o)",
-    "rms_norm": "check_rms_norm({ns}::rms_norm_forward, {ns}::rms_norm_backward, o)",
-    "batch_norm": "check_batch_norm({ns}::batch_norm_forward, {ns}::batch_norm_backward, o)",
-    "ffn": "check_ffn({ns}::ffn_forward, {ns}::ffn_backward, o)",
-    "blocks": ("combine(\"blocks\", {{check_add_and_norm({ns}::add_and_norm_forward, {ns}::add_and_norm_backward, o), "
-               "check_post_norm({ns}::post_norm_forward, {ns}::post_norm_backward, o), "
-               "check_pre_norm({ns}::pre_norm_forward, {ns}::pre_norm_backward, o)}})"),
-    "softmax_backward": "check_softmax_backward({ns}::softmax_backward, o)",
-    "attention_backward": "check_attention_backward({ns}::attention_backward, o)",
-    "adam_step": "check_adam_step({ns}::adam_step, o)",
-}
-NUMBER = {name: i + 1 for i, name in enumerate(CHECKS)}
+sys.path.insert(0, HERE)
+from exercise_table import exercises, qualified  # noqa: E402  (exercises/table.tsv)
+
+CHECKS = {e.name: e.check for e in exercises()}  # the grader's call with the learner's functions
+NUMBER = {e.name: e.number for e in exercises()}
 
 
 def solution(exercise):
@@ -62,10 +55,11 @@ LN_FORWARD_OVER_ROWS = '''#include <cmath>
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
-                                   const tapegrad::Array& beta, double eps) {
+using tapegrad::Array;
+
+Array layer_norm_forward(const Array& x, const Array& gamma, const Array& beta, double eps) {
   const std::size_t N = x.shape().back(), rows = x.size() / N;
-  tapegrad::Array y = tapegrad::Array::from_shape(x.shape());
+  Array y = Array::from_shape(x.shape());
   for (std::size_t j = 0; j < N; ++j) {  // statistics of each column, over the rows
     double mean = 0, var = 0;
     for (std::size_t r = 0; r < rows; ++r) mean += x.data()[r * N + j];
@@ -85,9 +79,11 @@ SOFTMAX_OVER_COLUMNS = '''#include <cmath>
 
 #include "tapegrad/exercise.hpp"
 
-tapegrad::Array softmax_backward(const tapegrad::Array& dy, const tapegrad::Array& y) {
+using tapegrad::Array;
+
+Array softmax_backward(const Array& dy, const Array& y) {
   const std::size_t N = y.shape().back(), rows = y.size() / N;
-  tapegrad::Array dx = tapegrad::Array::from_shape(y.shape());
+  Array dx = Array::from_shape(y.shape());
   std::vector<double> dot(N, 0.0);  // the sum over the rows, per column
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < N; ++j) dot[j] += dy.data()[r * N + j] * y.data()[r * N + j];
@@ -103,10 +99,13 @@ RMS_AS_LAYER_NORM = '''#include <cmath>
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::NormGrads;
+
 // "RMSNorm" written as LayerNorm without beta: the mean is subtracted.
-tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma, double eps) {
+Array rms_norm_forward(const Array& x, const Array& gamma, double eps) {
   const std::size_t N = x.shape().back(), rows = x.size() / N;
-  tapegrad::Array y = tapegrad::Array::from_shape(x.shape());
+  Array y = Array::from_shape(x.shape());
   for (std::size_t r = 0; r < rows; ++r) {
     double mean = 0, var = 0;
     for (std::size_t j = 0; j < N; ++j) mean += x.data()[r * N + j] / N;
@@ -116,12 +115,11 @@ tapegrad::Array rms_norm_forward(const tapegrad::Array& x, const tapegrad::Array
   return y;
 }
 
-tapegrad::exercise::NormGrads rms_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
-                                                const tapegrad::Array& gamma, double eps) {
+NormGrads rms_norm_backward(const Array& dy, const Array& x, const Array& gamma, double eps) {
   const std::size_t N = x.shape().back(), rows = x.size() / N;
-  tapegrad::exercise::NormGrads out;
-  out.dx = tapegrad::Array::from_shape(x.shape());
-  out.dgamma = tapegrad::Array::from_shape({N});
+  NormGrads out;
+  out.dx = Array::from_shape(x.shape());
+  out.dgamma = Array::from_shape({N});
   out.dgamma.fill(0.0);
   std::vector<double> xhat(N);
   for (std::size_t r = 0; r < rows; ++r) {
@@ -164,8 +162,8 @@ def mistakes():
     # 1. residual
     r = solution("residual")
     add("residual", "residual_missing", "the identity path left out: y = F(x), dx without dy",
-        edit(r, ("tapegrad::Array y = x;  // the identity path", "tapegrad::Array y = tapegrad::Array::from_shape(x.shape());\n  y.fill(0.0);"),
-             ("g.dx = dy;", "g.dx = tapegrad::Array::from_shape(x.shape());\n  g.dx.fill(0.0);")))
+        edit(r, ("Array y = x;  // the identity path", "Array y = Array::from_shape(x.shape());\n  y.fill(0.0);"),
+             ("g.dx = dy;", "g.dx = Array::from_shape(x.shape());\n  g.dx.fill(0.0);")))
     add("residual", "sublayer_grad_missing", "dx = dy only",
         edit(r, ("        g.dx.data()[r * D + j] += dy.data()[r * D + i] * w(i, j);\n", "")))
     add("residual", "weight_grad_transposed", "dW = xᵀ dy",
@@ -191,8 +189,8 @@ def mistakes():
     add("layer_norm_backward", "unbiased_variance", "var / (N − 1)", edit(b, ("var /= N;", "var /= (N - 1);")))
     add("layer_norm_backward", "gamma_not_applied", "g = dy", edit(b, ("g[j] = gamma(j) * dyr[j];", "g[j] = dyr[j];")))
     add("layer_norm_backward", "grads_not_summed", "dγ, dβ per row",
-        edit(b, ("out.dgamma = tapegrad::Array::from_shape({N});\n  out.dbeta = tapegrad::Array::from_shape({N});",
-                 "out.dgamma = tapegrad::Array::from_shape(x.shape());\n  out.dbeta = tapegrad::Array::from_shape(x.shape());"),
+        edit(b, ("out.dgamma = Array::from_shape({N});\n  out.dbeta = Array::from_shape({N});",
+                 "out.dgamma = Array::from_shape(x.shape());\n  out.dbeta = Array::from_shape(x.shape());"),
              ("out.dgamma(j) += dyr[j] * xhat[j];\n      out.dbeta(j) += dyr[j];",
               "out.dgamma.data()[r * N + j] = dyr[j] * xhat[j];\n      out.dbeta.data()[r * N + j] = dyr[j];")))
     add("layer_norm_backward", "dgamma_uses_x", "dγ = Σ dy·x",
@@ -214,7 +212,7 @@ def mistakes():
         edit(s, ("mean_gx += gamma(j) * dyr[j] * (xr[j] / rms) / N;", "mean_gx += dyr[j] * (xr[j] / rms) / N;"),
              (rms_dx, "(dyr[j] - (xr[j] / rms) * mean_gx) / rms;")))
     add("rms_norm", "grads_not_summed", "dγ per row",
-        edit(s, ("out.dgamma = tapegrad::Array::from_shape({N});\n  out.dgamma.fill(0.0);", "out.dgamma = tapegrad::Array::from_shape(x.shape());"),
+        edit(s, ("out.dgamma = Array::from_shape({N});\n  out.dgamma.fill(0.0);", "out.dgamma = Array::from_shape(x.shape());"),
              ("out.dgamma(j) += dyr[j] * xr[j] / rms;", "out.dgamma.data()[r * N + j] = dyr[j] * xr[j] / rms;")))
     add("rms_norm", "dgamma_uses_x", "dγ = Σ dy·x", edit(s, ("out.dgamma(j) += dyr[j] * xr[j] / rms;", "out.dgamma(j) += dyr[j] * xr[j];")))
     add("rms_norm", "wrong_scale", "divided by rms²", edit(s, (rms_dx, "(gamma(j) * dyr[j] - (xr[j] / rms) * mean_gx) / (rms * rms);")))
@@ -233,8 +231,8 @@ def mistakes():
     add("batch_norm", "projection_term_missing", "σ treated as a constant", edit(n, (bn_dx, "(dy.data()[r * C + c] - sum_dy / M)")))
     add("batch_norm", "gamma_not_applied", "g = dy", edit(n, ("out.dx.data()[r * C + c] = gamma(c) * (", "out.dx.data()[r * C + c] = (")))
     add("batch_norm", "grads_not_summed", "dγ, dβ per row",
-        edit(n, ("out.dgamma = tapegrad::Array::from_shape({C});\n  out.dbeta = tapegrad::Array::from_shape({C});",
-                 "out.dgamma = tapegrad::Array::from_shape(x.shape());\n  out.dbeta = tapegrad::Array::from_shape(x.shape());"),
+        edit(n, ("out.dgamma = Array::from_shape({C});\n  out.dbeta = Array::from_shape({C});",
+                 "out.dgamma = Array::from_shape(x.shape());\n  out.dbeta = Array::from_shape(x.shape());"),
              ("out.dgamma(c) = sum_dy_xhat;\n    out.dbeta(c) = sum_dy;",
               "for (std::size_t r = 0; r < M; ++r)\n      out.dgamma.data()[r * C + c] = dy.data()[r * C + c] * xhat[r], out.dbeta.data()[r * C + c] = dy.data()[r * C + c];")))
     add("batch_norm", "dgamma_uses_x", "dγ = Σ dy·x",
@@ -247,23 +245,24 @@ def mistakes():
     add("ffn", "relu_mask_missing", "ReLU's gradient taken as 1",
         edit(ffn, ('if (activation == "relu") return h > 0 ? 1.0 : 0.0;', 'if (activation == "relu") return 1.0;')))
     add("ffn", "weight_grad_transposed", "dW as xᵀ dz, (in, out)",
-        edit(ffn, ("g.dw1 = tapegrad::Array::from_shape(w1.shape());", "g.dw1 = tapegrad::Array::from_shape({in, hidden});"),
-             ("g.dw2 = tapegrad::Array::from_shape(w2.shape());", "g.dw2 = tapegrad::Array::from_shape({hidden, out});"),
+        edit(ffn, ("g.dw1 = Array::from_shape(w1.shape());", "g.dw1 = Array::from_shape({in, hidden});"),
+             ("g.dw2 = Array::from_shape(w2.shape());", "g.dw2 = Array::from_shape({hidden, out});"),
              ("g.dw2(o, j) +=", "g.dw2(j, o) +="), ("g.dw1(j, i) +=", "g.dw1(i, j) +=")))
     add("ffn", "bias_grad_not_summed", "db per row",
-        edit(ffn, ("g.db1 = tapegrad::Array::from_shape(b1.shape());",
+        edit(ffn, ("g.db1 = Array::from_shape(b1.shape());",
                    "tapegrad::Shape s1(x.shape().begin(), x.shape().end()), s2 = s1;\n  s1.back() = hidden, s2.back() = out;\n"
-                   "  g.db1 = tapegrad::Array::from_shape(s1);"),
-             ("g.db2 = tapegrad::Array::from_shape({out});", "g.db2 = tapegrad::Array::from_shape(s2);"),
+                   "  g.db1 = Array::from_shape(s1);"),
+             ("g.db2 = Array::from_shape({out});", "g.db2 = Array::from_shape(s2);"),
              ("g.db2(o) += dyr[o];", "g.db2.data()[r * out + o] = dyr[o];"),
              ("g.db1(j) += dh[j];", "g.db1.data()[r * hidden + j] = dh[j];")))
     # 7. blocks (with the reference LayerNorm, from exercises/solutions/)
-    bl = solution("blocks").replace('#include "0', '#include "../../../exercises/solutions/0')
+    # The learner's LayerNorm, as the reference solutions: found through the include path exercises/.
+    bl = solution("blocks").replace('#include "0', '#include "solutions/0')
     add("blocks", "post_pre_swapped", "Post-Norm computes Pre-Norm and Pre-Norm Post-Norm",
         bl.replace("post_norm_", "SWAP_").replace("pre_norm_", "post_norm_").replace("SWAP_", "pre_norm_"))
     add("blocks", "residual_of_normalized", "Pre-Norm adds LN(x) instead of x",
         edit(bl, ("return x + sublayer(layer_norm_forward(x, gamma, beta, eps), w, b);",
-                  "const tapegrad::Array h = layer_norm_forward(x, gamma, beta, eps);\n  return h + sublayer(h, w, b);"),
+                  "const Array h = layer_norm_forward(x, gamma, beta, eps);\n  return h + sublayer(h, w, b);"),
              ("layer_norm_backward(dh, x, gamma, eps);", "layer_norm_backward(dy + dh, x, gamma, eps);"),
              ("g.dx = dy + n.dx;", "g.dx = n.dx;")))
     add("blocks", "residual_missing", "Post-Norm without the residual: LN(F(x))",
@@ -313,7 +312,7 @@ def mistake_file(exercise, id_, what, text):
 
 
 def test_file(ms):
-    out = ['// Generated by tests/exercises/plant_mistakes.py: every planted mistake under mistakes/ is failed by',
+    out = ['// Generated at build time by tests/exercises/plant_mistakes.py: every planted mistake under mistakes/ is failed by',
            '// the grader AND diagnosed with its own id; every id of every exercise\'s catalogue has one.',
            '// Each file is included in its own namespace (the headers it includes are included first, so',
            '// there they are no-ops).',
@@ -324,7 +323,7 @@ def test_file(ms):
     out += ["", "namespace {", "", "using namespace tapegrad::exercise;", "",
             "const std::vector<Planted>& planted() {", "  static const std::vector<Planted> p = {"]
     for ex, id_, _, _ in ms:
-        out.append('      {"%s", "%s", [](const Options& o) { return %s; }},' % (ex, id_, CHECKS[ex].format(ns=ns(ex, id_))))
+        out.append('      {"%s", "%s", [](const Options& o) { return %s; }},' % (ex, id_, qualified(CHECKS[ex], ns(ex, id_))))
     out += ["  };", "  return p;", "}", "", "}  // namespace", "",
             'TEST_CASE("exercise: every catalogued mistake has a planted wrong solution", "[exercise]") {',
             "  check_catalogue_covered(planted());", "}", ""]
@@ -338,26 +337,50 @@ def ns(ex, id_):
     return "planted_%s__%s" % (ex, id_)
 
 
+# The examples kept in the tree (the others are written into the build).
+KEPT = ["03_layer_norm_backward__mean_term_missing.cpp", "09_attention_backward__scale_missing.cpp"]
+
+
+def write_if_changed(path, text):
+    old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+    if old == text:
+        return False
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return True
+
+
 def main():
+    args = sys.argv[1:]
     ms = mistakes()
-    files = {os.path.join(HERE, "mistakes", file_name(ex, id_)): mistake_file(ex, id_, what, text)
-             for ex, id_, what, text in ms}
-    files[os.path.join(HERE, "test_exercise_mistakes.cpp")] = test_file(ms)
-    check = "--check" in sys.argv
-    stale = []
-    for path, text in sorted(files.items()):
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if old != text:
-            stale.append(path)
-            if not check:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(text)
-    extra = set(os.path.join(HERE, "mistakes", f) for f in os.listdir(os.path.join(HERE, "mistakes"))) - set(files)
-    if check and (stale or extra):
-        print("plant_mistakes.py --check: out of date: %s" % ", ".join(os.path.relpath(p, ROOT) for p in stale + sorted(extra)))
+    texts = {file_name(ex, id_): mistake_file(ex, id_, what, text) for ex, id_, what, text in ms}
+    if args[:1] == ["--out"] and len(args) == 2:
+        out = args[1]
+        written = sum(write_if_changed(os.path.join(out, "mistakes", name), text) for name, text in texts.items())
+        written += write_if_changed(os.path.join(out, "test_exercise_mistakes.cpp"), test_file(ms))
+        stale = set(os.listdir(os.path.join(out, "mistakes"))) - set(texts)
+        for name in stale:  # a mistake no longer planted
+            os.remove(os.path.join(out, "mistakes", name))
+        print("%d planted mistakes in %s, %d files written" % (len(ms), out, written))
+        return 0
+    if args not in (["--check"], ["--examples"]):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    kept_dir = os.path.join(HERE, "mistakes")
+    if args == ["--examples"]:
+        for name in KEPT:
+            write_if_changed(os.path.join(kept_dir, name), texts[name])
+        return 0
+    stale = [name for name in KEPT if not os.path.exists(os.path.join(kept_dir, name))
+             or open(os.path.join(kept_dir, name), encoding="utf-8").read() != texts[name]]
+    extra = sorted(set(os.listdir(kept_dir)) - set(KEPT))
+    if stale or extra:
+        print("plant_mistakes.py --check: %s%s" % (
+            "out of date (run --examples): %s" % ", ".join(stale) if stale else "",
+            "; not kept examples (the build writes them): %s" % ", ".join(extra) if extra else ""))
         return 1
-    print("%d planted mistakes%s" % (len(ms), "" if check else ", %d files written" % len(stale)))
+    print("PASS: the %d kept examples of %d planted mistakes are up to date" % (len(KEPT), len(ms)))
     return 0
 
 

@@ -1,15 +1,32 @@
 # The "write it yourself" exercises (issue 26). The grader's Catch2 tests (test_exercise_*.cpp: every
 # solution passes, every planted mistake is diagnosed with its own id, faulty learner code is reported)
 # are in tapegrad_tests. Here: scripts/exercise.sh end to end (compiling learner files against this
-# build), and that the planted mistakes are what plant_mistakes.py writes.
+# build), and that the kept planted mistakes are what plant_mistakes.py writes.
 find_program(TAPEGRAD_EXERCISE_PYTHON NAMES python3)
+# The planted mistakes (every catalogued mistake as a learner's wrong file) and their Catch2 test are
+# written at build time into planted/ from the reference solutions and exercises/table.tsv; two are
+# kept in tests/exercises/mistakes/ as examples, which exercise.planted_up_to_date compares.
+set(TAPEGRAD_PLANTED_DIR ${CMAKE_CURRENT_BINARY_DIR}/planted)
+file(GLOB _ex_solutions CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/exercises/solutions/*.cpp)
+add_custom_command(OUTPUT ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp
+  COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py --out ${TAPEGRAD_PLANTED_DIR}
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py ${CMAKE_CURRENT_LIST_DIR}/exercise_table.py
+          ${PROJECT_SOURCE_DIR}/exercises/table.tsv ${_ex_solutions}
+  COMMENT "Planting the exercises' mistakes (tests/exercises/plant_mistakes.py)" VERBATIM)
+target_sources(tapegrad_tests PRIVATE ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp)
+# exercise_test_common.hpp, and the LayerNorm solutions a planted blocks file includes ("solutions/...").
+target_include_directories(tapegrad_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${PROJECT_SOURCE_DIR}/exercises)
 add_test(NAME exercise.planted_up_to_date
          COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py --check)
 add_test(NAME exercise.cli
-         COMMAND ${CMAKE_CURRENT_LIST_DIR}/exercise_cli_test.sh ${PROJECT_SOURCE_DIR})
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/exercise_cli_test.sh ${PROJECT_SOURCE_DIR} ${TAPEGRAD_PLANTED_DIR}/mistakes)
 set_tests_properties(exercise.cli PROPERTIES LABELS exercise TIMEOUT 900
                      ENVIRONMENT "TAPEGRAD_BUILD_DIR=$<TARGET_FILE_DIR:tapegrad>;OPENBLAS_NUM_THREADS=1")
 set_tests_properties(exercise.planted_up_to_date PROPERTIES LABELS exercise)
+# exercises/README.md's list of the exercises is exercises/table.tsv's.
+add_test(NAME exercise.table_in_readme COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/exercise_table.py)
+set_tests_properties(exercise.table_in_readme PROPERTIES LABELS "exercise;docs"
+                     PASS_REGULAR_EXPRESSION "PASS: exercises/README.md lists" FAIL_REGULAR_EXPRESSION "FAIL:")
 
 # The exercise notebooks (notebooks/exercise_*.ipynb) run as they are in tests/notebooks (the skeletons:
 # "not implemented yet"), and here twice more: with the reference solutions filled in (every check
@@ -39,6 +56,11 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
   add_exercise_notebook_test(exercise_residual_and_norms.solved exercise_residual_and_norms
     --fill residual=${_ex_sol}/01_residual_solution.cpp --fill rms_norm=${_ex_sol}/04_rms_norm_solution.cpp
     --fill batch_norm=${_ex_sol}/05_batch_norm_solution.cpp)
+  # The FFN, and the blocks on the LayerNorm solutions (their cells come first; the blocks' helpers in their cell).
+  add_exercise_notebook_test(exercise_ffn_and_blocks.solved exercise_ffn_and_blocks
+    --fill ffn=${_ex_sol}/06_ffn_solution.cpp --fill blocks=${_ex_sol}/07_blocks_solution.cpp
+    --fill layer_norm_forward=${_ex_sol}/02_layer_norm_forward_solution.cpp
+    --fill layer_norm_backward=${_ex_sol}/03_layer_norm_backward_solution.cpp)
   add_exercise_notebook_test(exercise_softmax_attention_adam.mistake exercise_softmax_attention_adam
     --fill softmax_backward=${_ex_sol}/08_softmax_backward_solution.cpp
     --fill attention_backward=${CMAKE_CURRENT_LIST_DIR}/mistakes/09_attention_backward__scale_missing.cpp

@@ -7,13 +7,15 @@
 
 #include "tapegrad/exercise.hpp"
 
+using tapegrad::Array;
+using tapegrad::exercise::AttentionGrads;
+
 // S = q kᵀ/√D, P = softmax(S) per row, y = P v.
 // dv = Pᵀ dy; dP = dy vᵀ; dS = P ⊙ (dP − rowsum(dP ⊙ P)); dq = dS k/√D; dk = dSᵀ q/√D.
-tapegrad::exercise::AttentionGrads attention_backward(const tapegrad::Array& dy, const tapegrad::Array& q,
-                                                      const tapegrad::Array& k, const tapegrad::Array& v) {
+AttentionGrads attention_backward(const Array& dy, const Array& q, const Array& k, const Array& v) {
   const std::size_t Sq = q.shape()[0], Sk = k.shape()[0], D = q.shape()[1], Dv = v.shape()[1];
   const double scale = 1.0 / std::sqrt(double(D));
-  tapegrad::Array P = tapegrad::Array::from_shape({Sq, Sk});
+  Array P = Array::from_shape({Sq, Sk});
   for (std::size_t i = 0; i < Sq; ++i) {
     double max = -INFINITY, z = 0;
     for (std::size_t j = 0; j < Sk; ++j) {
@@ -25,9 +27,9 @@ tapegrad::exercise::AttentionGrads attention_backward(const tapegrad::Array& dy,
     for (std::size_t j = 0; j < Sk; ++j) z += P(i, j) = std::exp(P(i, j) - max);  // subtract the max: no overflow
     for (std::size_t j = 0; j < Sk; ++j) P(i, j) /= z;
   }
-  tapegrad::exercise::AttentionGrads g;
-  g.dq = tapegrad::Array::from_shape(q.shape()), g.dk = tapegrad::Array::from_shape(k.shape());
-  g.dv = tapegrad::Array::from_shape(v.shape());
+  AttentionGrads g;
+  g.dq = Array::from_shape(q.shape()), g.dk = Array::from_shape(k.shape());
+  g.dv = Array::from_shape(v.shape());
   g.dq.fill(0), g.dk.fill(0), g.dv.fill(0);
   for (std::size_t i = 0; i < Sq; ++i) {
     std::vector<double> dP(Sk, 0.0);
