@@ -3,7 +3,9 @@
 #   1. the whole suite (unit tests, notebooks in Jupyter through the kernel, gdb/lldb recipes, CLI,
 #      cluster scripts, docs) on the normal build;
 #   2. the whole suite again on a Release build (faster code meets the tests' timing; the gdb tests
-#      must say SKIPPED there, as a build without debug information cannot be stepped through);
+#      must say SKIPPED there, as a build without debug information cannot be stepped through), less
+#      what no build type changes: the committed precision tables, and exercise.cli's checks of the
+#      script's own logic (--quick);
 #   3. the unit tests and the fuzz tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Set TAPEGRAD_SKIP_RELEASE=1 / TAPEGRAD_SKIP_SANITIZERS=1 to skip step 2 / 3 while iterating.
 set -euo pipefail
