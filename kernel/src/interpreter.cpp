@@ -91,6 +91,21 @@ std::string redefinition_hint(const std::string& first_error_text, const std::ve
   return "";
 }
 
+// A header not found: clang says only "'tapegrad/tapegrad.hpp' file not found". The include paths are the
+// notebook's to set, as in cling (the kernel starts in the notebook's folder).
+std::string include_hint(const std::string& first_error_text) {
+  const std::string tail = "' file not found";
+  const std::size_t end = first_error_text.find(tail), start = first_error_text.rfind('\'', end - 1);
+  if (end == std::string::npos || end == 0 || start == std::string::npos) return "";
+  const std::string header = first_error_text.substr(start + 1, end - start - 1);
+  if (header.rfind("tapegrad/", 0) == 0)
+    return "hint: tell the interpreter where tapegrad is, as the notebooks' first cell does: "
+           "#pragma cling add_include_path(\"../include\") (relative to the notebook's folder, or absolute), "
+           "#pragma cling add_library_path(\"../build\"), #pragma cling load(\"libtapegrad\")";
+  return "hint: '" + header + "' is in none of the include paths: #pragma cling add_include_path(\"DIR\") adds "
+         "the folder that holds it";
+}
+
 const char* const cxx_keywords[] = {
     "auto", "bool", "break", "case", "catch", "char", "class", "const", "constexpr", "continue", "decltype",
     "default", "delete", "double", "else", "enum", "explicit", "false", "float", "for", "if", "inline", "int",
@@ -164,6 +179,7 @@ RunOutcome CppInterpreter::run(const std::vector<std::string>& pieces, Step step
     outcome.traceback = lines_of(shown);
     if (const std::string hint = redefinition_hint(outcome.evalue, pieces); !hint.empty())
       outcome.traceback.push_back(hint);
+    if (const std::string hint = include_hint(outcome.evalue); !hint.empty()) outcome.traceback.push_back(hint);
     return outcome;
   };
   // The check pass (check_pass.hpp): a cell that does not compile never reaches the real state.

@@ -159,6 +159,13 @@ def learner_checks(kc, km, args):
     run(kc, "struct Shape { double area() const; };")
     ok_out("double Shape::area() const { return 2.5; }\nstd::cout << Shape{}.area() << std::endl;", "2.5\n",
            "after the class's cell is re-run, the member can be defined anew")
+    # A header outside the include paths: the error says how the notebooks set them.
+    reply = error('#include "tapegrad/no_such_header.hpp"', "CompileError", "a tapegrad header not found")
+    check(any(line.startswith("hint: ") and 'add_include_path("../include")' in line for line in reply.get("traceback", [])),
+          "its error names the pragma (got %r)" % reply.get("traceback", [])[-1:])
+    reply = error('#include "mylib/helpers.hpp"', "CompileError", "another header not found")
+    check(any(line.startswith("hint: 'mylib/helpers.hpp' is in none of the include paths") for line in reply.get("traceback", [])),
+          "its error names add_include_path (got %r)" % reply.get("traceback", [])[-1:])
     # A call before a braced initialiser in one statement is one statement (was: split at S{1}'s "}").
     ok_out("struct Pair2 { int a; int b = 9; };\nstd::cout << sq(1.0) << ' ' << Pair2{1}.b << std::endl;", " 9\n",
            "f(x) << S{1}.b in one statement")
