@@ -79,21 +79,30 @@ Text shape_name(const Shape& s, std::size_t i) {
   if (i == 0) return {"the worked example's shape " + shape_str(s), "例题的形状 " + shape_str(s)};
   return {"random " + shape_str(s), "随机 " + shape_str(s)};
 }
+// One case per block shape, its inputs drawn by `inputs` (given the shape and its last axis D) from one
+// stream per exercise.
+using DrawInputs = std::function<std::vector<Array>(Draw&, const Shape&, std::size_t D)>;
+std::vector<Case> block_cases(std::uint64_t seed, const DrawInputs& inputs) {
+  Draw d(seed);
+  std::vector<Case> cases;
+  const auto shapes = block_shapes();
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    Case c;
+    c.name = shape_name(shapes[i], i);
+    c.in = inputs(d, shapes[i], shapes[i].back());
+    cases.push_back(c);
+  }
+  return cases;
+}
 
 }  // namespace
 
 Spec residual_spec() {
   Spec s;
   s.exercise = "residual";
-  Draw d(1);
-  const auto shapes = block_shapes();
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const std::size_t D = shapes[i].back();
-    Case c;
-    c.name = shape_name(shapes[i], i);
-    c.in = {d.normal(shapes[i]), d.normal({D, D}, 0, 0.5), d.normal(shapes[i])};
-    s.cases.push_back(c);
-  }
+  s.cases = block_cases(1, [](Draw& d, const Shape& shape, std::size_t D) {
+    return std::vector<Array>{d.normal(shape), d.normal({D, D}, 0, 0.5), d.normal(shape)};
+  });
   const Graph right = [](const std::vector<Tensor>& t, const Case&) { return residual(t[0], linear(t[0], t[1])); };
   s.reference = [=](const Case& c) { return run_graphs(c, 2, right, right); };
   const Graph no_residual = [](const std::vector<Tensor>& t, const Case&) { return linear(t[0], t[1]); };
@@ -128,16 +137,10 @@ Spec residual_spec() {
 Spec add_and_norm_spec() {
   Spec s;
   s.exercise = "add_and_norm";
-  Draw d(7);
-  const auto shapes = block_shapes();
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const std::size_t D = shapes[i].back();
-    Case c;
-    c.name = shape_name(shapes[i], i);
-    c.in = {d.normal(shapes[i]), d.normal(shapes[i]), d.uniform({D}, 0.5, 1.5), d.normal({D}, 0, 0.5),
-            d.normal(shapes[i])};
-    s.cases.push_back(c);
-  }
+  s.cases = block_cases(7, [](Draw& d, const Shape& shape, std::size_t D) {
+    return std::vector<Array>{d.normal(shape), d.normal(shape), d.uniform({D}, 0.5, 1.5), d.normal({D}, 0, 0.5),
+                              d.normal(shape)};
+  });
   const Graph right = [](const std::vector<Tensor>& t, const Case& c) {
     return add_and_norm(t[0], t[1], t[2], t[3], c.eps);
   };
@@ -161,16 +164,11 @@ namespace {
 Spec block_spec(const std::string& name, const Graph& right, std::uint64_t seed) {
   Spec s;
   s.exercise = name;
-  Draw d(seed);
-  const auto shapes = block_shapes();
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const std::size_t D = shapes[i].back();
-    Case c;
-    c.name = shape_name(shapes[i], i);
-    c.in = {d.normal(shapes[i]), d.normal({D, D}, 0, 0.5), d.normal({D}, 0, 0.5), d.uniform({D}, 0.5, 1.5),
-            d.normal({D}, 0, 0.5), d.normal(shapes[i])};
-    s.cases.push_back(c);
-  }
+  s.cases = block_cases(seed, [](Draw& d, const Shape& shape, std::size_t D) {
+    // x, W, b, γ, β, dy
+    return std::vector<Array>{d.normal(shape), d.normal({D, D}, 0, 0.5), d.normal({D}, 0, 0.5),
+                              d.uniform({D}, 0.5, 1.5), d.normal({D}, 0, 0.5), d.normal(shape)};
+  });
   s.reference = [=](const Case& c) { return run_graphs(c, 5, right, right); };
   s.fd = dx_against_forward(block_input::dy);
   return s;

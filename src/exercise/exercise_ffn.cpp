@@ -38,22 +38,27 @@ Array rows(const Array& a) {
   r.reshape({rows_of(a), last_dim(a)});
   return r;
 }
-Array matmul_t(const Array& a, const Array& b) {  // a (R, k), b (n, k) -> a bᵀ (R, n)
-  Array out = xt::zeros<double>({a.shape()[0], b.shape()[0]});
-  for (std::size_t i = 0; i < a.shape()[0]; ++i)
-    for (std::size_t j = 0; j < b.shape()[0]; ++j) {
-      double s = 0;
-      for (std::size_t k = 0; k < a.shape()[1]; ++k) s += a(i, k) * b(j, k);
-      out(i, j) = s;
-    }
-  return out;
-}
 Array t_matmul(const Array& a, const Array& b) {  // a (R, n), b (R, k) -> aᵀ b (n, k)
   Array out = xt::zeros<double>({a.shape()[1], b.shape()[1]});
   for (std::size_t r = 0; r < a.shape()[0]; ++r)
     for (std::size_t i = 0; i < a.shape()[1]; ++i)
       for (std::size_t j = 0; j < b.shape()[1]; ++j) out(i, j) += a(r, i) * b(r, j);
   return out;
+}
+
+Array matmul(const Array& a, const Array& b) {  // a (R, k), b (k, n) -> a b (R, n)
+  Array out = xt::zeros<double>({a.shape()[0], b.shape()[1]});
+  for (std::size_t i = 0; i < a.shape()[0]; ++i)
+    for (std::size_t j = 0; j < b.shape()[1]; ++j) {
+      double s = 0;
+      for (std::size_t k = 0; k < a.shape()[1]; ++k) s += a(i, k) * b(k, j);
+      out(i, j) = s;
+    }
+  return out;
+}
+
+Array matmul_t(const Array& a, const Array& b) {  // a (R, k), b (n, k) -> a bᵀ (R, n)
+  return matmul(a, Array(xt::transpose(b)));
 }
 
 Outputs ffn_by_loops(const Case& c, const FfnKnobs& k) {
@@ -81,22 +86,11 @@ Outputs ffn_by_loops(const Case& c, const FfnKnobs& k) {
   // backward
   Array dw2 = k.transpose_w2 ? t_matmul(a, dy) : t_matmul(dy, a);
   Array db2 = k.sum_b2 ? Array(xt::sum(dy, {0})) : dy;
-  Array dh = xt::zeros<double>(h.shape());
-  for (std::size_t r = 0; r < dy.shape()[0]; ++r)
-    for (std::size_t j = 0; j < w2.shape()[1]; ++j) {
-      double s = 0;
-      for (std::size_t o = 0; o < w2.shape()[0]; ++o) s += dy(r, o) * w2(o, j);
-      dh(r, j) = s * da_dh(r, j);
-    }
+  Array da = matmul(dy, w2);
+  Array dh = da * da_dh;
   Array dw1 = k.transpose_w1 ? t_matmul(x, dh) : t_matmul(dh, x);
   Array db1 = k.sum_b1 ? Array(xt::sum(dh, {0})) : dh;
-  Array dx = xt::zeros<double>(x.shape());
-  for (std::size_t r = 0; r < x.shape()[0]; ++r)
-    for (std::size_t i = 0; i < x.shape()[1]; ++i) {
-      double s = 0;
-      for (std::size_t j = 0; j < w1.shape()[0]; ++j) s += dh(r, j) * w1(j, i);
-      dx(r, i) = s;
-    }
+  Array dx = matmul(dh, w1);
   // back to x's leading axes
   Shape lead(c.in[input::x].shape().begin(), c.in[input::x].shape().end() - 1);
   auto reshaped = [&](Array v, std::size_t n) {
