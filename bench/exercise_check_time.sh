@@ -29,6 +29,6 @@ farm-bench -n "$runs" --timeout 1800 --vs "${cc[*]} -O0 -g $main -o $work/plain 
   "${cc[@]}" -O0 -g "${san[@]}" "$main" -o "$work/san" "${link[@]}" -Wl,-rpath,"$build"
 echo "== the warnings compile -O1 -Wall -Wextra (A) vs the plain -O0 compile (B)"
 farm-bench -n "$runs" --timeout 1800 --vs "${cc[*]} -O0 -g $main -o $work/plain ${link[*]} -Wl,-rpath,$build" -- \
-  "${cc[@]}" -O1 -Wall -Wextra -c "$main" -o "$work/w.o"
+  "${cc[@]}" -O1 -Wall -Wextra -Wno-unused-parameter -c "$main" -o "$work/w.o"
 echo "== the check program's run: with the sanitizers (A) vs without (B)"
 farm-bench -n "$runs" --timeout 1800 --vs "$work/plain" -- "$work/san"

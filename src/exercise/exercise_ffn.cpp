@@ -17,6 +17,7 @@ enum : std::size_t { x, w1, b1, w2, b2, dy };
 }
 struct FfnKnobs {
   bool relu_mask = true;
+  bool act_grad = true;  // false: dh = da, act'(h) left out for either activation
   bool transpose_w1 = false, transpose_w2 = false;  // dW as xᵀ·dh (in, out) instead of dhᵀ·x (out, in)
   bool sum_b1 = true, sum_b2 = true;                // db summed over the rows
   bool gelu_tanh_forward = false, gelu_tanh_backward = false;  // the tanh approximation in place of erf
@@ -79,6 +80,7 @@ Outputs ffn_by_loops(const Case& c, const FfnKnobs& k) {
       a.data()[i] = k.gelu_tanh_forward ? gelu_tanh(v) : v * Phi;
       da_dh.data()[i] = k.gelu_tanh_backward ? gelu_tanh_grad(v) : k.gelu_grad_phi_only ? Phi : Phi + v * phi;
     }
+    if (!k.act_grad) da_dh.data()[i] = 1;
   }
   Array y = matmul_t(a, w2);
   for (std::size_t i = 0; i < y.shape()[0]; ++i)
@@ -111,6 +113,11 @@ const Text kMask{"The ReLU mask is missing: the gradient went through ReLU as if
                  "get no gradient.",
                  "缺了 ReLU 的掩码：梯度像经过恒等函数一样穿过了 ReLU。ReLU'(h) 在 h > 0 处为 1，其余为 0，"
                  "所以 dh = da ⊙ [h > 0]：没有激活的单元没有梯度。"};
+const Text kActGradMissing{"The activation's derivative is missing: dh = da, as if act were the identity. The chain "
+                           "rule through a = act(h) multiplies by act'(h) elementwise: dh = da ⊙ [h > 0] for ReLU, "
+                           "dh = da ⊙ (Φ(h) + h φ(h)) for GELU.",
+                           "缺了激活函数的导数：dh = da，好像 act 是恒等函数。经过 a = act(h) 的链式法则要逐元素乘以 "
+                           "act'(h)：ReLU 是 dh = da ⊙ [h > 0]，GELU 是 dh = da ⊙ (Φ(h) + h φ(h))。"};
 const Text kTransposed{"A weight gradient is transposed: it has the shape (in, out), not nn.Linear's (out, in). "
                        "For z = x Wᵀ + b the gradient is dW = dzᵀ x, one row per output unit.",
                        "权重梯度转置了：形状是 (in, out)，而不是 nn.Linear 的 (out, in)。z = x Wᵀ + b 的梯度是 "
@@ -165,6 +172,9 @@ Spec ffn_spec() {
   FfnKnobs k;
   k.relu_mask = false;
   add("relu_mask_missing", k, kMask);
+  FfnKnobs no_act_grad;
+  no_act_grad.act_grad = false;
+  add("activation_grad_missing", no_act_grad, kActGradMissing);
   for (int which = 1; which <= 3; ++which) {
     FfnKnobs t;
     t.transpose_w1 = which & 1, t.transpose_w2 = which & 2;

@@ -244,6 +244,8 @@ def mistakes():
     ffn = solution("ffn")
     add("ffn", "relu_mask_missing", "ReLU's gradient taken as 1",
         edit(ffn, ('if (activation == "relu") return h > 0 ? 1.0 : 0.0;', 'if (activation == "relu") return 1.0;')))
+    add("ffn", "activation_grad_missing", "dh = da, act'(h) left out",
+        edit(ffn, ("dh[j] = da * activate_grad(h[j], activation);", "dh[j] = da;")))
     add("ffn", "weight_grad_transposed", "dW as xᵀ dz, (in, out)",
         edit(ffn, ("g.dw1 = Array::from_shape(w1.shape());", "g.dw1 = Array::from_shape({in, hidden});"),
              ("g.dw2 = Array::from_shape(w2.shape());", "g.dw2 = Array::from_shape({hidden, out});"),
