@@ -49,7 +49,10 @@ fi
 
 if [ "${TAPEGRAD_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build with ASan + UBSan and run the unit and fuzz tests"
-  TAPEGRAD_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DTAPEGRAD_SANITIZE=ON -DTAPEGRAD_BUILD_EXAMPLES=OFF
+  # -O1 -g1 (line tables, enough for the reports' file:line): the sanitizers' usual level. At RelWithDebInfo
+  # (-O2/-O3 -g) this build was the longest step of a cold run; docs/performance.md has both times.
+  TAPEGRAD_BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DTAPEGRAD_SANITIZE=ON -DTAPEGRAD_BUILD_EXAMPLES=OFF \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
      ctest --output-on-failure -j "$(nproc)" -L 'unit|fuzz')
