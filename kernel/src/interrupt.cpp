@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <time.h>
 #include <semaphore.h>
 #include <ucontext.h>
 #include <unwind.h>
@@ -174,6 +175,12 @@ void on_crash(int sig, siginfo_t*, void*) {
   }
   if (running_cell_code && thread_crash_signal == 0) {
     thread_crash_signal = sig;
+    // Give the main thread 50 ms to get past what it was doing when the thread started (still inside
+    // pthread_create or malloc, a jump out of it would leave glibc's lock held and hang a later cell:
+    // seen once in CI); by then it is, nearly always, waiting in t.join() or running the cell's own code.
+    // nanosleep is async-signal-safe. (The race is narrowed, not closed.)
+    const timespec wait{0, 50 * 1000 * 1000};
+    nanosleep(&wait, nullptr);
     pthread_kill(main_thread, kThreadCrashed);
     for (;;) pause();
   }
