@@ -22,7 +22,7 @@ names=("$@")
 
 runs_of() {  # the number of runs each command trains (debug-build: none)
   case "$1" in
-    default-sweep) echo 120 ;; transformer-preset) echo 128 ;; lab-papers) echo 16 ;;
+    default-sweep) echo 360 ;; transformer-preset) echo 192 ;; lab-papers) echo 16 ;;
     lab-init-profile) echo 32 ;; lab-precision) echo 196 ;; lab-widths) echo 231 ;; debug-build) echo 0 ;;
   esac
 }

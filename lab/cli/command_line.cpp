@@ -116,7 +116,8 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
                                        "refused, so that no results are lost by accident)"));
   sweep_option("--shard", o.shard, "Run only the i-th of n slices of the sweep (i/n, 0 <= i < n); merge them after");
   sweep_option("--dump", o.dump, "Write the replay record of the one run the options select into this folder "
-                                 "(config.json, initial parameters, data, batches, losses as .npy) and stop");
+                                 "(config.json, initial parameters, data, batches, losses as .npy) and stop; its seed is 0 "
+                                 "unless --seeds gives one");
   sweep_option("--diagnose", o.diagnose,
                "Write the papers' diagnostics of every run the options select into this folder and stop: the "
                "expected gradient over --grad-batches minibatches at init, the hidden-state norms against Xiong's "
@@ -175,7 +176,7 @@ const std::vector<std::pair<std::string, std::string>>& transformer_preset() {
   static const std::vector<std::pair<std::string, std::string>> preset{
       {"arch", "transformer"}, {"init", "xavier"},     {"placement", "post,pre,deepnorm,rezero"},
       {"depth", "2,6,12,24"},  {"lr", "1e-3,3e-3"},    {"warmup", "0,100"},
-      {"seed", "0,1"},         {"d", "32"},            {"heads", "4"},
+      {"seed", "0,1,2"},       {"d", "32"},            {"heads", "4"},
       {"seq_len", "8"},        {"steps", "200"},       {"batch", "16"},
       {"train_size", "1024"},  {"eval_size", "256"}};
   return preset;
@@ -189,8 +190,10 @@ std::string transformer_preset_text() {
 }
 
 void apply_preset(CommandLine& o) {
-  if (o.preset != "transformer") return;
   const auto& given = o.fields_given;
+  // --dump records one run: the sweep's three default seeds would make it three, so seed 0 unless given.
+  if (!o.dump.empty() && std::find(given.begin(), given.end(), "seed") == given.end()) o.words["seed"] = {"0"};
+  if (o.preset != "transformer") return;
   for (const auto& [key, words] : transformer_preset()) {
     if (std::find(given.begin(), given.end(), key) != given.end()) continue;
     std::vector<std::string>& list = o.words[key];

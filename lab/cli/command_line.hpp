@@ -48,9 +48,11 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& line);
 const std::vector<std::pair<std::string, std::string>>& transformer_preset();
 std::string transformer_preset_text();  // "--arch transformer --init xavier --placements post,pre,..."
 // How long a sweep takes, from the measured CPU seconds per run of docs/lab/times.txt (scripts/measure-times.sh;
-// lab/CMakeLists.txt passes them in): "120 runs, about N CPU-seconds (S s a run, measured: docs/performance.md)".
+// lab/CMakeLists.txt passes them in): "360 runs, about N CPU-seconds (S s a run, measured: docs/performance.md)".
 std::string measured_time(std::size_t runs, double cpu_seconds_per_run);
 
+// The defaults that depend on other options: --preset transformer's words, and --dump's one seed (0, unless
+// --seeds is given: the sweep's default is three seeds, a dump records one run).
 void apply_preset(CommandLine& line);
 
 // The option's long name: "--widths" of "-d,--widths".

@@ -57,8 +57,8 @@ void report_results(const std::string& out, const SweepGrid& grid, const std::ve
   else remove_stale_figures(out, {});
   const std::string table = summary_table(grid, a.outcomes);
   write_file_atomically((fs::path(out) / "summary.txt").string(), table);
-  std::cout << "\n" << table;
-  std::cout << "Page: " << write_html_report(out, grid, a.outcomes, table) << " (open it in a browser)\n";
+  std::cout << "\n" << table << run_counts(a.outcomes);
+  std::cout << "Page: " << write_html_report(out, grid, a.outcomes, table + run_counts(a.outcomes)) << " (open it in a browser)\n";
 }
 
 }  // namespace tapegrad::lab::cli

@@ -123,7 +123,7 @@ Figure output_change_figure(const SweepGrid& g, const Table& change) {
       panel.xlabel = "depth L (blocks)";
       panel.ylabel = "output change (RMS)";
       panel.log_x = panel.log_y = true;
-      panel.series = mean_per_depth(g, all, change, "output_change", lr, w,
+      panel.series = per_depth(g, all, change, "output_change", lr, w,
                                     std::numeric_limits<double>::infinity());
       f.panels.push_back(std::move(panel));
     }

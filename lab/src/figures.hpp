@@ -13,11 +13,13 @@
 
 namespace tapegrad::lab {
 
-// One line per placement: at each depth, the mean of `column` over the grid's runs of that placement,
-// lr and warmup (every seed, width, steps and batch). A NaN/Inf among them, or a mean above clip_top, is
-// a clipped marker.
-std::vector<Series> mean_per_depth(const SweepGrid& grid, const std::vector<RunConfig>& all, const Table& table,
-                                   const std::string& column, double lr, long warmup, double clip_top);
+// One line per placement: at each depth, the mean (or the median) of `column` over the grid's runs of that
+// placement, lr and warmup (every seed, width, steps and batch). A NaN/Inf among them, or a point above
+// clip_top, is a clipped marker (the median counts a NaN/Inf as +inf, as the summary's verdict does).
+enum class PerDepth { mean, median };
+std::vector<Series> per_depth(const SweepGrid& grid, const std::vector<RunConfig>& all, const Table& table,
+                              const std::string& column, double lr, long warmup, double clip_top,
+                              PerDepth statistic = PerDepth::mean);
 
 Figure curves_figure(const SweepGrid& grid, const Table& curves, double lr, long warmup, const std::string& png);
 Figure eval_vs_depth_figure(const SweepGrid& grid, const Table& runs);

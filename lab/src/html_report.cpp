@@ -31,12 +31,13 @@ std::string link(const std::string& relative, const std::string& text) {
   return "<a href=\"" + escape_html(relative) + "\">" + escape_html(text) + "</a>";
 }
 
-// The trained/failed cell: green when every run trained, red when none did, amber between.
-std::string cell(std::size_t trained, std::size_t total) {
-  const char* colour = trained == total ? "#c8e6c9" : trained == 0 ? "#ffcdd2" : "#ffe0b2";
-  const char* word = trained == total ? "trained" : trained == 0 ? "failed" : "mixed";
+// A depth's cell: its verdict from the median run (summary.hpp), green trained, amber between, red failed, with
+// the runs that passed the per-run criterion and the median final eval loss.
+std::string cell(const DepthCell& c) {
+  const char* colour = c.verdict == Verdict::trained ? "#c8e6c9" : c.verdict == Verdict::between ? "#ffe0b2" : "#ffcdd2";
+  const char* word = c.verdict == Verdict::trained ? "trained" : c.verdict == Verdict::between ? "between" : "failed";
   return std::string("<td class=\"") + word + "\" style=\"background:" + colour + "\">" + word + " " +
-         std::to_string(trained) + "/" + std::to_string(total) + "</td>";
+         std::to_string(c.trained) + "/" + std::to_string(c.runs) + " (median " + number(c.median_eval_loss) + ")</td>";
 }
 
 }  // namespace
@@ -56,8 +57,8 @@ std::string html_report(const std::string& out, const SweepGrid& grid, const std
        << link("output_change.csv", "output_change.csv") << ", " << link("summary.txt", "summary.txt") << ", "
        << link("sweep.json", "sweep.json") << ".</p>\n";
 
-  // Trained or failed, per summary row (a placement and a value of each listed setting, as summary.txt's),
-  // lr and warmup (rows) and depth (columns); the other axes (widths, steps, batches, seeds) counted together.
+  // The verdict per summary row (a placement and a value of each listed setting, as summary.txt's), lr and
+  // warmup (rows) and depth (columns), over the other axes (widths, steps, batches, seeds) together.
   const auto listed = listed_settings(grid);
   page << "<h2>Summary</h2>\n<table class=\"summary\"><tr><th>placement</th>";
   for (const auto& setting : listed) page << "<th>" << escape_html(setting.first->key) << "</th>";
@@ -70,16 +71,8 @@ std::string html_report(const std::string& out, const SweepGrid& grid, const std
         page << "<tr><td>" << escape_html(nn::to_string(row.placement)) << "</td>";
         for (const auto& setting : row.settings) page << "<td>" << escape_html(Field::text(setting.second)) << "</td>";
         page << "<td>" << number(lr) << "</td><td>" << w << "</td>";
-        for (std::size_t d : grid.depths) {
-          std::size_t trained = 0, total = 0;
-          for (const RunOutcome& o : outcomes)
-            if (row.has(o.config) && o.config.lr == lr && o.config.warmup == w && o.config.depth == d) {
-              ++total;
-              trained += o.failed ? 0 : 1;
-            }
-          if (total == 0) page << "<td class=\"missing\">?</td>";
-          else page << cell(trained, total);
-        }
+        for (const DepthCell& c : depth_cells(grid, outcomes, row, lr, w))
+          page << (c.runs == 0 ? std::string("<td class=\"missing\">?</td>") : cell(c));
         page << "</tr>\n";
       }
   page << "</table>\n<pre>" << escape_html(summary_text) << "</pre>\n";

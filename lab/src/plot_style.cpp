@@ -59,7 +59,7 @@ bool same_settings(const RunConfig& a, const RunConfig& b) {
   return true;
 }
 
-std::string averaged_note(const SweepGrid& g, bool over_steps_and_batches) {
+std::string averaged_note(const SweepGrid& g, bool over_steps_and_batches, const char* statistic) {
   std::vector<std::string> over;
   if (g.seeds.size() > 1) over.push_back("seeds " + comma_list(g.seeds));
   if (g.widths.size() > 1) over.push_back("widths " + comma_list(g.widths));
@@ -68,7 +68,7 @@ std::string averaged_note(const SweepGrid& g, bool over_steps_and_batches) {
   if (over.empty())
     return "one run per point: seed " + std::to_string(g.seeds[0]) + ", d = " + std::to_string(g.widths[0]) +
            listed_settings_note(g);
-  std::string s = "each point the mean over ";
+  std::string s = std::string("each point the ") + statistic + " over ";
   for (std::size_t i = 0; i < over.size(); ++i) s += (i ? " and " : "") + over[i];
   return s + listed_settings_note(g);
 }

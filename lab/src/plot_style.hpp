@@ -31,8 +31,8 @@ std::string comma_list(const std::vector<T>& values) {
 
 // Which run a per-run plot shows: "seed 0, d = 32, batch 64, 200 steps" (and that it is the first of several).
 std::string one_run_note(const SweepGrid& grid);
-// What each point of an aggregated plot is: one run, or the mean over the listed settings.
-std::string averaged_note(const SweepGrid& grid, bool over_steps_and_batches);
+// What each point of an aggregated plot is: one run, or the mean (statistic) over the listed settings.
+std::string averaged_note(const SweepGrid& grid, bool over_steps_and_batches, const char* statistic = "mean");
 
 // rows × cols for a number of panels, and the figure's size from them.
 std::pair<int, int> layout(std::size_t panels);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <iomanip>
 #include <sstream>
 
@@ -34,38 +35,63 @@ std::vector<SummaryRow> summary_rows(const SweepGrid& g) {
   return rows;
 }
 
-namespace {
+double trained_threshold(std::size_t classes) { return 0.5 * std::log(static_cast<double>(classes)); }
 
-struct DepthVerdict {
-  std::size_t runs = 0, failed = 0;
-};
+double median_eval_loss(std::vector<double> losses) {
+  if (losses.empty()) return std::numeric_limits<double>::quiet_NaN();
+  for (double& l : losses)
+    if (!std::isfinite(l)) l = std::numeric_limits<double>::infinity();  // a NaN run is the worst run, not a gap
+  std::sort(losses.begin(), losses.end());
+  const std::size_t n = losses.size();
+  return n % 2 ? losses[n / 2] : 0.5 * (losses[n / 2 - 1] + losses[n / 2]);
+}
 
-// One cell: a row at (lr, warmup), over the grid's depths.
-std::string cell(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, const SummaryRow& row, double lr, long warmup) {
-  std::vector<DepthVerdict> per_depth(g.depths.size());
+Verdict verdict_of(double median_loss, std::size_t classes) {
+  if (!(median_loss <= collapse_threshold(classes))) return Verdict::failed;  // above, +inf (or no runs: NaN)
+  return median_loss < trained_threshold(classes) ? Verdict::trained : Verdict::between;
+}
+
+std::vector<DepthCell> depth_cells(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, const SummaryRow& row,
+                                   double lr, long warmup) {
+  std::vector<std::vector<double>> losses(g.depths.size());
+  std::vector<DepthCell> cells(g.depths.size());
   for (const auto& o : outcomes) {
     if (!row.has(o.config) || o.config.lr != lr || o.config.warmup != warmup) continue;
     const auto k = static_cast<std::size_t>(
         std::find(g.depths.begin(), g.depths.end(), o.config.depth) - g.depths.begin());
     if (k == g.depths.size()) continue;
-    per_depth[k].runs++;
-    per_depth[k].failed += o.failed ? 1 : 0;
+    // A run that stopped on NaN/Inf counts as the worst run whatever eval loss it logged before.
+    losses[k].push_back(o.fail_reason == "nonfinite" ? std::numeric_limits<double>::infinity() : o.eval_loss);
+    cells[k].trained += o.failed ? 0 : 1;
   }
-  const std::size_t expected = g.widths.size() * g.steps.size() * g.batches.size() * g.seeds.size();
-  std::string deepest = "-";
-  std::size_t deepest_depth = 0;
-  bool missing = false;
   for (std::size_t k = 0; k < g.depths.size(); ++k) {
-    missing |= per_depth[k].runs < expected;
-    if (per_depth[k].runs > 0 && per_depth[k].failed == 0 && g.depths[k] >= deepest_depth) {
-      deepest_depth = g.depths[k];
-      deepest = std::to_string(g.depths[k]);
-    }
+    cells[k].depth = g.depths[k];
+    cells[k].runs = losses[k].size();
+    cells[k].median_eval_loss = median_eval_loss(losses[k]);
+    cells[k].verdict = cells[k].runs ? verdict_of(cells[k].median_eval_loss, g.base.classes) : Verdict::failed;
+  }
+  return cells;
+}
+
+namespace {
+
+// One cell: a row at (lr, warmup), over the grid's depths.
+std::string cell(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, const SummaryRow& row, double lr, long warmup) {
+  const std::vector<DepthCell> cells = depth_cells(g, outcomes, row, lr, warmup);
+  const std::size_t expected = g.widths.size() * g.steps.size() * g.batches.size() * g.seeds.size();
+  std::size_t deepest = 0;
+  bool missing = false;
+  for (const DepthCell& c : cells) {
+    missing |= c.runs < expected;
+    if (c.runs > 0 && c.verdict == Verdict::trained) deepest = std::max(deepest, c.depth);
   }
   bool shallower_failed = false;
-  for (std::size_t k = 0; k < g.depths.size(); ++k)
-    shallower_failed |= g.depths[k] < deepest_depth && per_depth[k].failed > 0;
-  return deepest + (shallower_failed ? "*" : "") + (missing ? "?" : "");
+  std::string between;  // the deeper depths whose median run sits between trained and collapsed
+  for (const DepthCell& c : cells) {
+    shallower_failed |= c.depth < deepest && c.verdict != Verdict::trained;
+    if (c.depth > deepest && c.runs > 0 && c.verdict == Verdict::between) between += " ~" + std::to_string(c.depth);
+  }
+  return (deepest ? std::to_string(deepest) : "-") + (shallower_failed ? "*" : "") + (missing ? "?" : "") + between;
 }
 
 }  // namespace
@@ -87,11 +113,12 @@ std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& out
     for (const auto& r : rows) width[i] = std::max(width[i], r[i].size());
   }
   std::ostringstream s;
-  std::vector<std::string> depths;
-  for (auto d : g.depths) depths.push_back(std::to_string(d));
   std::string depth_list;
-  for (const auto& d : depths) depth_list += (depth_list.empty() ? "" : ",") + d;
-  s << "Deepest stack that trained (depths tried: " << depth_list << "):\n";
+  for (auto d : g.depths) depth_list += (depth_list.empty() ? "" : ",") + std::to_string(d);
+  const std::size_t per_cell = g.widths.size() * g.steps.size() * g.batches.size() * g.seeds.size();
+  s << "Deepest stack that trained (depths tried: " << depth_list << "; " << per_cell
+    << (per_cell == 1 ? " run" : " runs") << " per depth: " << g.seeds.size() << (g.seeds.size() == 1 ? " seed" : " seeds")
+    << (per_cell > g.seeds.size() ? " x widths, steps, batches" : "") << "):\n";
   auto line = [&](const std::vector<std::string>& r) {
     for (std::size_t i = 0; i < r.size(); ++i)
       s << (i ? "  " : "") << (i ? std::right : std::left) << std::setw(static_cast<int>(width[i])) << r[i];
@@ -99,17 +126,26 @@ std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& out
   };
   line(headers);
   for (const auto& r : rows) line(r);
+  const std::size_t K = g.base.classes;
+  s << std::setprecision(4) << "The verdict at a depth is its median run's final eval loss: trained below 0.5*ln(" << K
+    << ") = " << trained_threshold(K) << ",\ncollapsed above 0.7*ln(" << K << ") = " << collapse_threshold(K)
+    << " (a NaN/Inf run counts as the worst). \"~D\": at depth D the median lies between the two,\n"
+       "neither trained nor collapsed. \"-\": no depth trained; \"*\": a shallower depth did not train; "
+       "\"?\": runs missing.\n";
+  if (g.seeds.size() < 3)
+    s << "With fewer than 3 seeds a verdict rests on single chaotic runs: the last bits of a BLAS kernel can move it.\n";
+  return s.str();
+}
+
+std::string run_counts(const std::vector<RunOutcome>& outcomes) {
   std::size_t failed = 0, nonfinite = 0;
   for (const auto& o : outcomes) {
     failed += o.failed;
     nonfinite += o.fail_reason == "nonfinite";
   }
-  const std::size_t K = g.base.classes;
-  s << "A run failed if its loss went NaN/Inf or its final eval loss stayed above 0.7*ln(" << K
-    << ") = " << std::setprecision(4) << collapse_threshold(K) << ". \"-\": no depth trained; \"*\": a shallower depth "
-    << "failed; \"?\": runs missing.\n"
-    << failed << " of " << outcomes.size() << " runs failed (" << nonfinite << " with NaN/Inf, " << failed - nonfinite
-    << " collapsed).\n";
+  std::ostringstream s;
+  s << failed << " of " << outcomes.size() << " runs failed (" << nonfinite << " with NaN/Inf, " << failed - nonfinite
+    << " collapsed: final eval loss above the threshold).\n";
   return s.str();
 }
 

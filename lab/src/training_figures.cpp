@@ -1,10 +1,12 @@
 // The training figures: loss curves per (lr, warmup), and the final eval loss against depth.
 
 #include <cmath>
+#include <vector>
 
 #include "figures.hpp"
 #include "plot_style.hpp"
 #include "tapegrad/lab/depth_run.hpp"
+#include "tapegrad/lab/summary.hpp"
 
 namespace tapegrad::lab {
 
@@ -43,20 +45,25 @@ Figure curves_figure(const SweepGrid& g, const Table& curves, double lr, long wa
   return f;
 }
 
-std::vector<Series> mean_per_depth(const SweepGrid& g, const std::vector<RunConfig>& all, const Table& table,
-                                   const std::string& column, double lr, long warmup, double clip_top) {
+std::vector<Series> per_depth(const SweepGrid& g, const std::vector<RunConfig>& all, const Table& table,
+                              const std::string& column, double lr, long warmup, double clip_top, PerDepth statistic) {
   std::vector<Series> lines;
   const RunConfig drawn = first_run(g);  // the listed settings' first values
   const std::size_t col = table.rows.empty() ? 0 : table.column(column);
   for (std::size_t i = 0; i < g.placements.size(); ++i) {
     Series s = placement_series(g.placements[i], i, g.placements.size(), kOctaveOffset);
     for (std::size_t depth : g.depths) {
-      double sum = 0, n = 0;
+      std::vector<double> values;
       for (const RunConfig& c : all)
         if (c.placement == g.placements[i] && c.lr == lr && c.warmup == warmup && c.depth == depth &&
             same_settings(c, drawn))
-          for (std::size_t r : rows_of(table, c)) sum += csv_number(table.rows[r][col]), n += 1;
-      if (n > 0) s.add(static_cast<double>(depth), sum / n, clip_top);
+          for (std::size_t r : rows_of(table, c)) values.push_back(csv_number(table.rows[r][col]));
+      if (values.empty()) continue;
+      double sum = 0;
+      for (double v : values) sum += v;
+      s.add(static_cast<double>(depth),
+            statistic == PerDepth::median ? median_eval_loss(values) : sum / static_cast<double>(values.size()),
+            clip_top);
     }
     lines.push_back(std::move(s));
   }
@@ -66,8 +73,9 @@ std::vector<Series> mean_per_depth(const SweepGrid& g, const std::vector<RunConf
 Figure eval_vs_depth_figure(const SweepGrid& g, const Table& runs) {
   Figure f;
   f.png = "eval_vs_depth.png";
-  f.title = "final eval loss against depth (" + averaged_note(g, true) +
-            ")\nabove the grey line the run failed; markers offset sideways per placement";
+  f.title = "final eval loss against depth (" + averaged_note(g, true, "median") +
+            ")\nthe summary's verdict: trained below the lower grey line, collapsed above the upper; markers offset "
+            "sideways per placement";
   size_figure(f, g.lrs.size() * g.warmups.size(), 470, 420);
   const std::vector<RunConfig> all = expand(g);
   const double threshold = collapse_threshold(g.base.classes);
@@ -79,8 +87,11 @@ Figure eval_vs_depth_figure(const SweepGrid& g, const Table& runs) {
       panel.ylabel = "eval loss";
       panel.log_x = true;
       panel.clip_top = loss_clip(g);
-      panel.series = mean_per_depth(g, all, runs, "eval_loss", lr, w, panel.clip_top);
+      panel.series = per_depth(g, all, runs, "eval_loss", lr, w, panel.clip_top, PerDepth::median);
       panel.functions.push_back(chance_line(g));
+      const double trained = trained_threshold(g.base.classes);
+      panel.functions.push_back(format_double(trained) + " with lines dt (1,2) lw 1.2 lc rgb '#888888' title " +
+                                "'trained below 0.5 ln K = " + format_double(std::round(trained * 1000) / 1000) + "'");
       panel.functions.push_back(format_double(threshold) + " with lines dt (2,3) lw 1.2 lc rgb '#888888' title " +
                                 "'failed above 0.7 ln K = " + format_double(std::round(threshold * 1000) / 1000) + "'");
       f.panels.push_back(std::move(panel));

@@ -12,8 +12,8 @@ RUN_INFO = {"cpp": "cpp", "c++": "cpp", "sh": "sh", "bash": "sh", "shell": "sh",
 QUIET_INFO = {"text", "console", "output", "gdb", "python", "json"}
 FENCE = re.compile(r"^( {0,3})(```+|~~~+)\s*([^\s`]*)")
 MARKER = re.compile(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
-DIRECTIVE = re.compile(r"^(skip|covered-by|expect)(?:\s+(.+?))?:\s*(.*)$")
-KINDS = ("unmarked", "info", "marker", "path", "option", "covered", "compile", "cmake", "run", "expect")
+DIRECTIVE = re.compile(r"^(skip|covered-by|expect|same-as)(?:\s+(.+?))?:\s*(.*)$")
+KINDS = ("unmarked", "info", "marker", "path", "option", "covered", "compile", "cmake", "run", "expect", "same")
 
 
 class Block:
@@ -23,6 +23,7 @@ class Block:
         self.covered_by = None      # targets, for the whole block
         self.scoped = []            # (marker's line, prefix, "skip"|"covered-by", argument)
         self.expect = []            # (marker's line, regex)
+        self.same_as = None         # a file whose text the block is, verbatim (a table a program printed)
 
     def where(self, offset=0):
         return f"{self.path}:{self.line + offset}"
@@ -122,13 +123,15 @@ def read_blocks(source, rel, failures):
 def apply_markers(block, pending, rel, failures):
     for number, content in pending:
         d = DIRECTIVE.match(content)
-        if not d or (d.group(1) in ("skip", "covered-by", "expect") and not d.group(3)):
-            failures.add("marker", f"{rel}:{number}", f"cannot read the marker '{content}' "
-                         "(skip: REASON | covered-by: FILE[, FILE] | expect: REGEX | skip PREFIX: ... | covered-by PREFIX: ...)")
+        if not d or not d.group(3) or (d.group(1) == "same-as" and d.group(2)):
+            failures.add("marker", f"{rel}:{number}", f"cannot read the marker '{content}' (skip: REASON | "
+                         "covered-by: FILE[, FILE] | expect: REGEX | same-as: FILE | skip PREFIX: ... | covered-by PREFIX: ...)")
             continue
         kind, prefix, argument = d.groups()
         if kind == "expect":
             block.expect.append((number, argument))
+        elif kind == "same-as":
+            block.same_as = (number, argument)
         elif prefix:
             block.scoped.append((number, prefix.strip(), kind, argument))
         elif kind == "skip":

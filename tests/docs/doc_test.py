@@ -28,6 +28,9 @@ Markers: HTML comments on the lines just above the fence (blank lines between ar
                        test that does run it (e.g. .ci/run for scripts/test.sh). Paths from the source
                        root, globs allowed; a notebook counts by its cells' text.
   <!-- doc-test: expect: REGEX -->                 the block's output must match (Python re.search, DOTALL).
+  <!-- doc-test: same-as: FILE -->                 a text block that must be FILE's text, verbatim (a table that a
+                       program printed and a test compares with a fresh run, quoted in a doc: README.md's
+                       depth table is docs/lab/summary.txt).
   skip and covered-by can apply to some lines of a block only, named by how they start:
   <!-- doc-test: skip scripts/lab.sh: the default sweep takes minutes -->
   <!-- doc-test: covered-by scripts/test.sh: .ci/run -->
@@ -50,7 +53,7 @@ Commands that take minutes, need a cluster, PyTorch or conda, or would run this 
   (--list: what would run, and the static checks, without running anything)
 
 Each failure prints `FAIL [KIND] file:line: message`; KIND is one of unmarked, info, marker, path, option,
-covered, compile, cmake, run, expect. --expect-failure KIND exits 0 only if there were failures and
+covered, compile, cmake, run, expect, same. --expect-failure KIND exits 0 only if there were failures and
 all were of that KIND (the tests in tests/docs/fixtures prove each check fails when it should).
 """
 
@@ -218,6 +221,25 @@ def shell_blocks(blocks, checker, work, failures, listing=False):
                 print(f"  {b.where(offset)}: {'RUN ' if (offset, command) in to_run else 'not run'}  {command}")
         elif to_run:
             run_shell(b, to_run, work, failures)
+
+
+def check_same_as(blocks, source, failures):
+    """A block marked same-as: FILE is that file's text, line for line."""
+    for b in blocks:
+        if not b.same_as:
+            continue
+        number, rel = b.same_as
+        path = os.path.join(source, rel)
+        if not os.path.isfile(path):
+            failures.add("same", f"{b.path}:{number}", f"same-as names no file: {rel}")
+            continue
+        with open(path, encoding="utf-8") as f:
+            want = f.read().rstrip("\n").split("\n")
+        if b.lines != want:
+            k = next((i for i, (x, y) in enumerate(zip(b.lines, want)) if x != y), min(len(b.lines), len(want)))
+            failures.add("same", b.where(k), f"the block differs from {rel} at its line {k + 1}: "
+                         f"{(b.lines[k] if k < len(b.lines) else '(end of block)')!r} against "
+                         f"{(want[k] if k < len(want) else '(end of file)')!r}")
 
 
 def check_covered_blocks(blocks, source, failures):
@@ -430,6 +452,7 @@ def main():
     work = scratch_tree(source, build, os.path.realpath(args.scratch))
     checker = Checker(source, build, failures)
     check_covered_blocks(blocks, source, failures)
+    check_same_as(blocks, source, failures)
     shell_blocks([b for b in blocks if b.info == "sh"], checker, work, failures, args.list)
     if args.list:
         for b in blocks:

@@ -14,7 +14,7 @@ grep -q "^Page: a/index.html" a.log || fail "the sweep does not say where the pa
 page=a/index.html
 [ -s "$page" ] || fail "no $page"
 runs=$(find a/runs -mindepth 1 -maxdepth 1 -type d | wc -l)
-cells=$(grep -o '<td class="\(trained\|failed\|mixed\)"' "$page" | wc -l)
+cells=$(grep -o '<td class="\(trained\|failed\|between\)"' "$page" | wc -l)
 [ "$cells" -eq "$runs" ] || fail "$cells summary cells for $runs runs (one run per cell here)"
 pngs=$(ls a/*.png | wc -l)
 embedded=$(grep -o 'src="data:image/png;base64,' "$page" | wc -l)
@@ -31,7 +31,7 @@ cmp -s first.html "$page" || fail "report wrote a different page"
 for i in 0 1; do "$bin" "${tiny[@]}" --out "s$i" --shard "$i/2" > "s$i.log" 2>&1 || fail "shard $i failed"; done
 "$bin" merge m s0 s1 > merge.log 2>&1 || fail "merge failed: $(cat merge.log)"
 [ -s m/index.html ] || fail "merge wrote no index.html"
-cells=$(grep -o '<td class="\(trained\|failed\|mixed\)"' m/index.html | wc -l)
+cells=$(grep -o '<td class="\(trained\|failed\|between\)"' m/index.html | wc -l)
 [ "$cells" -eq "$runs" ] || fail "the merged page has $cells cells, not $runs"
 set +e; "$bin" report nowhere > bad.log 2>&1; status=$?; set -e
 [ "$status" -eq 2 ] && grep -q "is not a results folder" bad.log || fail "report of a non-folder: status $status, $(cat bad.log)"

@@ -6,10 +6,13 @@ set -uo pipefail
 bin="$1"; work="$2"; case="$3"
 rm -rf "$work"; mkdir -p "$work"; cd "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
-# The tiny sweep: 2 placements x 2 depths x 2 warmups = 8 runs.
-plotted=(--placements post,rezero --depths 1,3 --lrs 0.01 --warmups 0,5 --widths 4 --steps 12 --batch 8
-         --train-size 64 --eval-size 32 --eval-every 4)
-tiny=("${plotted[@]}" --no-plots)
+# The tiny sweep: 2 placements x 2 depths x 2 warmups = 8 runs, of seed 0 (an option given twice adds its
+# values: tiny_seed1 is the same sweep of seed 1).
+unseeded=(--placements post,rezero --depths 1,3 --lrs 0.01 --warmups 0,5 --widths 4 --steps 12 --batch 8
+          --train-size 64 --eval-size 32 --eval-every 4 --no-plots)
+plotted=("${unseeded[@]:0:${#unseeded[@]}-1}" --seeds 0)
+tiny=("${unseeded[@]}" --seeds 0)
+tiny_seed1=("${unseeded[@]}" --seeds 1)
 csvs=(runs.csv curves.csv init_grads.csv output_change.csv)
 same_csvs() {  # same_csvs DIR1 DIR2: byte-identical CSVs
   for f in "${csvs[@]}"; do cmp "$1/$f" "$2/$f" || fail "$1/$f and $2/$f differ"; done
@@ -98,7 +101,7 @@ damaged)
 interrupt)
   # A real kill: SIGINT once two runs have finished (the lab's hold point: it writes held and starts
   # no further run, so no build is fast enough to finish the sweep first), then --resume.
-  big=(--placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,5 --widths 8 --steps 400 --batch 8
+  big=(--placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,5 --seeds 0 --widths 8 --steps 400 --batch 8
        --train-size 64 --eval-size 32 --eval-every 50 --no-plots -j1)
   "$bin" "${big[@]}" --out full > /dev/null || fail "full sweep failed"
   TAPEGRAD_LAB_HOLD_AFTER_RUNS="2:$PWD/held" "$bin" "${big[@]}" --out k > k.log 2>&1 &
@@ -132,17 +135,17 @@ other_sweep)
   # any work: exit 2, the folder untouched, the message naming the three ways on. --overwrite replaces them.
   "$bin" "${tiny[@]}" --out o > /dev/null || fail "the first sweep failed"
   before=$(tree_sum o)
-  "$bin" "${tiny[@]}" --seeds 1 --out o > other.log 2> other.err; s=$?
+  "$bin" "${tiny_seed1[@]}" --out o > other.log 2> other.err; s=$?
   [ $s -eq 2 ] || fail "a different sweep into o exited $s, expected 2: $(cat other.log other.err)"
   for word in "o holds 8 runs of a different sweep" --resume "a new --out" --overwrite; do
     grep -q -- "$word" other.err || fail "the refusal does not name '$word': $(cat other.err)"
   done
   [ "$(tree_sum o)" = "$before" ] || fail "the refused sweep changed o"
-  "$bin" "${tiny[@]}" --seeds 1 --out o --resume > /dev/null 2>&1; [ $? -eq 2 ] || fail "--resume of another sweep should exit 2"
+  "$bin" "${tiny_seed1[@]}" --out o --resume > /dev/null 2>&1; [ $? -eq 2 ] || fail "--resume of another sweep should exit 2"
   "$bin" "${tiny[@]}" --out o --resume --overwrite > /dev/null 2>&1; [ $? -eq 2 ] || fail "--resume --overwrite should exit 2"
   rm o/sweep.json; "$bin" "${tiny[@]}" --out o > nojson.log 2>&1; [ $? -eq 2 ] || fail "runs without a sweep.json were replaced"
   grep -q "it has no sweep.json" nojson.log || fail "no reason given for runs without sweep.json: $(cat nojson.log)"
-  "$bin" "${tiny[@]}" --seeds 1 --out o --overwrite > over.log 2>&1 || fail "--overwrite failed: $(cat over.log)"
+  "$bin" "${tiny_seed1[@]}" --out o --overwrite > over.log 2>&1 || fail "--overwrite failed: $(cat over.log)"
   [ "$(ls o/runs | grep -c '_s1$')" -eq 8 ] && [ "$(ls o/runs | wc -l)" -eq 8 ] ||
     fail "--overwrite should leave the 8 runs of the new sweep (seed 1): $(ls o/runs)"
   tr -d ' \n' < o/sweep.json | grep -q '"seeds":\[1\]' || fail "sweep.json is not the new sweep's: $(cat o/sweep.json)"
@@ -289,14 +292,14 @@ dump)
     grep -q "$field" prec/config.json || fail "the preset's record lacks $field"
   done
   "$bin" --help | tr -s ' \n' ' ' > help.txt
-  grep -q -- "--arch transformer --init xavier --placements post,pre,deepnorm,rezero --depths 2,6,12,24 --lrs 1e-3,3e-3 --warmups 0,100 --seeds 0,1 --widths 32 --heads 4 --seq-len 8 --steps 200 --batch 16 --train-size 1024 --eval-size 256" help.txt ||
+  grep -q -- "--arch transformer --init xavier --placements post,pre,deepnorm,rezero --depths 2,6,12,24 --lrs 1e-3,3e-3 --warmups 0,100 --seeds 0,1,2 --widths 32 --heads 4 --seq-len 8 --steps 200 --batch 16 --train-size 1024 --eval-size 256" help.txt ||
     fail "--help does not state the preset's sweep"
-  # ... and the sweep it runs is that one (shard 0/128 runs only the first of its 128 runs).
-  "$bin" --preset transformer --shard 0/128 --steps 2 --no-plots --out psweep > psweep.log || fail "preset shard failed"
-  grep -q "shard 0/128 of 128)" psweep.log || fail "the preset should give 128 runs: $(cat psweep.log)"
+  # ... and the sweep it runs is that one (shard 0/192 runs only the first of its 192 runs).
+  "$bin" --preset transformer --shard 0/192 --steps 2 --no-plots --out psweep > psweep.log || fail "preset shard failed"
+  grep -q "shard 0/192 of 192)" psweep.log || fail "the preset should give 192 runs: $(cat psweep.log)"
   tr -d ' \n' < psweep/sweep.json > sweep.txt
   for field in '"placements":\["post","pre","deepnorm","rezero"\]' '"lrs":\[0.001,0.003\]' '"warmups":\[0,100\]' \
-               '"depths":\[2,6,12,24\]' '"widths":\[32\]' '"batches":\[16\]' '"seeds":\[0,1\]' '"arch":"transformer"'; do
+               '"depths":\[2,6,12,24\]' '"widths":\[32\]' '"batches":\[16\]' '"seeds":\[0,1,2\]' '"arch":"transformer"'; do
     grep -q "$field" sweep.txt || fail "the preset's sweep.json lacks $field: $(cat sweep.txt)"
   done
   grep -q '"placement": "deepnorm"' rec/config.json || fail "config.json lacks the placement"

@@ -35,7 +35,7 @@ def main(binary, source, work):
     os.makedirs(work)
     sweep = os.path.join(work, "sweep")
     subprocess.run([binary, "--out", sweep, "--placements", "post,pre", "--depths", "2", "--widths", "8",
-                    "--lrs", "1e-2", "--warmups", "0", "--steps", "6", "--batch", "8", "--train-size", "64",
+                    "--lrs", "1e-2", "--warmups", "0", "--seeds", "0", "--steps", "6", "--batch", "8", "--train-size", "64",
                     "--eval-size", "32", "--eval-every", "3", "--inits", "pytorch,xavier", "--norms", "layer,rms",
                     "--precisions", "fp64,bf16", "--no-plots", "-j", "2"], check=True, stdout=subprocess.DEVNULL)
     _, runs = read(os.path.join(sweep, "runs.csv"))
@@ -103,7 +103,7 @@ def main(binary, source, work):
     diagnose = os.path.join(work, "diagnose")
     subprocess.run([binary, "--diagnose", diagnose, "--arch", "transformer", "--placements", "pre", "--depths", "2",
                     "--widths", "8", "--heads", "2", "--seq-len", "4", "--batch", "4", "--train-size", "64",
-                    "--eval-size", "16", "--lrs", "1e-3", "--warmups", "0", "--steps", "2", "--tracked-steps", "2",
+                    "--eval-size", "16", "--lrs", "1e-3", "--warmups", "0", "--seeds", "0", "--steps", "2", "--tracked-steps", "2",
                     "--inits", "pytorch,xavier"], check=True, stdout=subprocess.DEVNULL)
     for name in ("expected_grads.csv", "hidden_norms.csv", "update_sizes.csv", "output_change.csv"):
         header, rows = read(os.path.join(diagnose, name))

@@ -226,11 +226,12 @@ TEST_CASE("the sweep's figures say what they show", "[lab]") {
   CHECK(curve.find(chance) != std::string::npos);
   CHECK(eval.find(chance) != std::string::npos);
   CHECK(eval.find("title 'failed above 0.7 ln K = 1.456'") != std::string::npos);
+  CHECK(eval.find("title 'trained below 0.5 ln K = 1.04'") != std::string::npos);  // the verdict's other line
   // Per-run plots name their run; aggregated ones say they average.
   CHECK(curve.find("one run per line: seed 0, d = 4, batch 8, 6 steps (the first of the sweep's settings)") !=
         std::string::npos);
   CHECK(init.find("L = 4, seed 0, d = 4") != std::string::npos);
-  CHECK(eval.find("each point the mean over seeds 0,1") != std::string::npos);
+  CHECK(eval.find("each point the median over seeds 0,1") != std::string::npos);
   CHECK(last.find("each point the mean over seeds 0,1") != std::string::npos);
   CHECK(change.find("each point the mean over seeds 0,1") != std::string::npos);
   // The spike is clipped and marked.

@@ -2,6 +2,8 @@
 // replay records checked against PyTorch (tests/fixtures/replay/<placement>/).
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,7 +27,7 @@ std::string cell(const std::string& table, const std::string& placement) {
   std::istringstream in(table);
   std::string line;
   while (std::getline(in, line))
-    if (line.rfind(placement + " ", 0) == 0) return line.substr(line.find_last_of(' ') + 1);
+    if (line.rfind(placement + " ", 0) == 0) return line.substr(line.find_first_not_of(' ', placement.size()));
   return "(no row)";
 }
 
@@ -153,18 +155,54 @@ TEST_CASE("summary table: the deepest depth that trained", "[lab]") {
   const auto runs = expand(g);
   std::vector<RunOutcome> outcomes;
   for (const auto& c : runs) outcomes.push_back({c, 0.5, 0.6, false, -1, ""});
-  outcomes[1].failed = true;  // post, depth 2
+  outcomes[1].eval_loss = 1.9;  // post, depth 2: collapsed (K = 8: above 0.7 ln 8 = 1.456)
+  outcomes[1].failed = true;
   outcomes[1].fail_reason = "collapse";
   const std::string t = summary_table(g, outcomes);
   INFO(t);
   CHECK(cell(t, "post") == "1");
   CHECK(cell(t, "rezero") == "2");
-  CHECK(t.find("1 of 4 runs failed (0 with NaN/Inf, 1 collapsed)") != std::string::npos);
-  outcomes[0].failed = true;  // post depth 1 fails too, depth 2 trains: non-monotone
-  outcomes[1].failed = false;
+  CHECK(t.find("1 seed") != std::string::npos);
+  CHECK(t.find("With fewer than 3 seeds") != std::string::npos);  // a one-seed table says what it is
+  CHECK(t.find("runs failed") == std::string::npos);             // per-run counts are not the summary's
+  CHECK(run_counts(outcomes) == "1 of 4 runs failed (0 with NaN/Inf, 1 collapsed: final eval loss above the threshold).\n");
+  outcomes[0].eval_loss = 2.0;  // post depth 1 fails too, depth 2 trains: non-monotone
+  outcomes[1].eval_loss = 0.6;
   CHECK(cell(summary_table(g, outcomes), "post") == "2*");
+  outcomes[1].eval_loss = 1.2;  // depth 2 between 0.5 ln 8 = 1.040 and 1.456: shown as such, not rounded
+  CHECK(cell(summary_table(g, outcomes), "post") == "- ~2");
   outcomes.pop_back();  // a rezero run missing
   CHECK(cell(summary_table(g, outcomes), "rezero") == "1?");
+}
+
+// Issue 41: one seed's final loss moved by 0.5 between two OpenBLAS kernels at post, L = 32 (1.086 under
+// Haswell, 1.519 under SkylakeX), turning the README's 32 into 16. The verdict is the median run's.
+TEST_CASE("summary verdict: the median of the seeds, with the gap shown", "[lab]") {
+  SweepGrid g = testing::tiny_grid();
+  g.placements = {nn::Placement::post};
+  g.depths = {1};
+  g.seeds = {0, 1, 2};
+  const auto runs = expand(g);
+  REQUIRE(runs.size() == 3);
+  auto table_for = [&](std::vector<double> losses) {
+    std::vector<RunOutcome> outcomes;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      outcomes.push_back({runs[i], 0.5, losses[i], losses[i] > collapse_threshold(8), -1, ""});
+    return cell(summary_table(g, outcomes), "post");
+  };
+  CHECK(table_for({0.8, 0.9, 1.9}) == "1");    // one seed collapsed: the median trained
+  CHECK(table_for({1.9, 0.9, 2.0}) == "-");    // two collapsed
+  CHECK(table_for({1.086, 1.29, 1.25}) == "- ~1");  // issue 41's seeds: in the gap, whichever kernel
+  CHECK(table_for({1.519, 1.29, 1.25}) == "- ~1");
+  // NaN runs are the worst runs: two of three NaN fail the depth, one does not.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(table_for({nan, 0.7, nan}) == "-");
+  CHECK(table_for({nan, 0.7, 0.8}) == "1");
+  CHECK(median_eval_loss({3.0, 1.0}) == 2.0);
+  CHECK(std::isnan(median_eval_loss({})));
+  CHECK(verdict_of(1.040, 8) == Verdict::between);  // 0.5 ln 8 = 1.0397: the bands' edges
+  CHECK(verdict_of(1.039, 8) == Verdict::trained);
+  CHECK(verdict_of(1.457, 8) == Verdict::failed);
 }
 
 TEST_CASE("write_replay writes a record that replays bitwise in tapegrad", "[lab]") {

@@ -168,7 +168,7 @@ def check_sweep_page(page, depth_bin, workdir, out_dir):
                                                 " document.querySelectorAll('table.summary').length === 1"), 60)
     images = page.js("Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth])")
     cells = page.js("document.querySelectorAll('table.summary td.trained, table.summary td.failed,"
-                    " table.summary td.mixed').length")
+                    " table.summary td.between').length")
     shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
     with open(os.path.join(out_dir, "sweep_index.png"), "wb") as f:
         f.write(base64.b64decode(shot["data"]))

@@ -22,10 +22,35 @@ struct SummaryRow {
 // The rows: placements in the grid's order, each listed setting's values inside (listed_settings' order).
 std::vector<SummaryRow> summary_rows(const SweepGrid& grid);
 
-// A cell is the deepest depth at which every seed (and every width, steps and
-// batch setting) trained; "-" if none did; a trailing "*" if some shallower
-// depth failed (training is not monotone in depth there); "?" if runs are missing.
-// Below the table: the failure criterion and the count of failed runs.
+// The verdict at one depth of a cell is made from the median run, not from every run: deep Post-Norm
+// training is chaotic, so one seed's final loss moves by 0.5 when a BLAS kernel changes the last bit of a dot
+// product (issue 41: the same run trained on one OpenBLAS kernel and collapsed on another). The median of
+// three or more seeds does not move so: the default sweep's summary is the same under every kernel
+// (tests/lab/default_summary_test.sh). Over a cell's runs (its seeds, and widths, steps, batches):
+//   trained  the median final eval loss is below trained_threshold(K) = 0.5·ln K
+//   failed   it is above collapse_threshold(K) = 0.7·ln K, the per-run failure criterion (a NaN/Inf run counts
+//            as +inf: the worst run, so a majority of NaN runs fails the depth)
+//   between  in the gap between the two: neither trained nor collapsed, shown as such ("~32"), not rounded
+enum class Verdict { trained, between, failed };
+double trained_threshold(std::size_t classes);  // 0.5·ln K
+double median_eval_loss(std::vector<double> losses);  // non-finite values count as +inf; NaN if empty
+Verdict verdict_of(double median_loss, std::size_t classes);
+
+struct DepthCell {
+  std::size_t depth = 0;
+  std::size_t runs = 0, trained = 0;  // trained: runs that passed the per-run criterion (RunOutcome::failed)
+  double median_eval_loss = 0;
+  Verdict verdict = Verdict::failed;
+};
+// A row's cells at (lr, warmup), one per depth of the grid, in the grid's order.
+std::vector<DepthCell> depth_cells(const SweepGrid& grid, const std::vector<RunOutcome>& outcomes,
+                                   const SummaryRow& row, double lr, long warmup);
+
+// A cell of the table is the deepest depth whose verdict is trained; "-" if none is; a trailing "*" if some
+// shallower depth is not (training is not monotone in depth there); "?" if runs are missing; then " ~D" for
+// each deeper depth D whose verdict is between. Below the table: how the verdict is made. Nothing in it counts
+// single runs, so that it holds on every machine; run_counts() does (printed and on the page).
 std::string summary_table(const SweepGrid& grid, const std::vector<RunOutcome>& outcomes);
+std::string run_counts(const std::vector<RunOutcome>& outcomes);
 
 }  // namespace tapegrad::lab
