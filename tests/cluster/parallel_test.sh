@@ -14,7 +14,7 @@ source "$here/common.sh"
 command -v parallel > /dev/null || skip "GNU parallel is missing (scripts/deps.sh test installs parallel)"
 rm -rf "$work"; mkdir -p "$work"; cd "$work" || exit 1
 
-sweep=(--placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,5 --widths 16 --steps $((1500 / ${TAPEGRAD_STEPS_DIVISOR:-1})) --batch 16
+sweep=(--placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,5 --widths 16 --steps $((1500 / ${TAPEGRAD_STEPS_DIVISOR:-1})) --batch 16 --seeds 0
        --train-size 64 --eval-size 32 --eval-every 500 --no-plots)
 "$bin" "${sweep[@]}" --out ref -j 2 > ref.log || fail "the unsharded sweep failed: $(cat ref.log)"
 echo "unsharded sweep done ($SECONDS s)"

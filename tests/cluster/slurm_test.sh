@@ -138,7 +138,7 @@ wait_for 30 "node $node to be idle (see $scratch/slurmd.log)" node_idle
 echo "cluster up: $cpus CPUs, slurmctld port $ctld_port, daemons ${pids[*]} ($((SECONDS)) s)"
 
 # --- the sweep: 16 runs, 4 per shard, long enough (~0.5 s each) to cancel a shard between two runs
-sweep=(--no-plots --placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,5 --widths 16 --steps $((3000 / ${TAPEGRAD_STEPS_DIVISOR:-1})) --batch 16
+sweep=(--no-plots --placements post,pre --depths 1,2,3,4 --lrs 0.01 --warmups 0,5 --widths 16 --steps $((3000 / ${TAPEGRAD_STEPS_DIVISOR:-1})) --batch 16 --seeds 0
        --train-size 64 --eval-size 32 --eval-every 500)
 "$bin" "${sweep[@]}" --out ref -j 2 > ref.log || fail "the unsharded sweep failed: $(cat ref.log)"
 echo "unsharded sweep done ($SECONDS s)"

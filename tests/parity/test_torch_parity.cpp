@@ -15,67 +15,17 @@
 #include <string>
 #include <vector>
 
-#include <xtensor/xnpy.hpp>
-
-#include "helpers.hpp"
+#include "parity/parity_fixture.hpp"
 
 namespace {
 
 using namespace tapegrad;
-namespace fs = std::filesystem;
-
-constexpr double kRtol = 1e-10;  // float64 summation-order noise is ~1e-15
-constexpr double kAtol = 1e-12;  // floor for entries that are (near) zero
-
 // Must equal the constants at the top of tools/torch_fixtures.py.
 constexpr std::size_t kFeatures = 8, kHidden = 32, kLinearOut = 5, kDeepNormBlocks = 6;
 constexpr double kLayerNormEps = 1e-5, kBatchNormEps = 1e-5, kBatchNormMomentum = 0.1;
 
-// One case's directory of .npy files.
-class Fixture {
- public:
-  explicit Fixture(const std::string& name) : dir_(fs::path(TAPEGRAD_FIXTURES_DIR) / "layers" / name) {
-    INFO("fixture directory " << dir_.string() << " (regenerate with tools/torch_fixtures.py)");
-    REQUIRE(fs::is_directory(dir_));
-  }
-
-  Array load(const std::string& stem) const {
-    const fs::path path = dir_ / (stem + ".npy");
-    INFO("fixture file " << path.string());
-    REQUIRE(fs::is_regular_file(path));
-    return xt::load_npy<double>(path.string());
-  }
-
-  // The keys of the files "<prefix><key>.npy", sorted: prefix "param." gives the parameter names.
-  std::vector<std::string> keys(const std::string& prefix) const {
-    std::vector<std::string> out;
-    for (const auto& entry : fs::directory_iterator(dir_)) {
-      const std::string file = entry.path().filename().string();
-      if (file.rfind(prefix, 0) == 0 && entry.path().extension() == ".npy")
-        out.push_back(file.substr(prefix.size(), file.size() - prefix.size() - 4));
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  fs::path dir_;
-};
-
-// got ≈ want to kRtol relative with a kAtol floor, elementwise; on failure shows the worst entry.
-void check_close(const std::string& what, const Array& got, const Array& want) {
-  INFO(what << ": tapegrad " << shape_str(got.shape()) << ", PyTorch " << shape_str(want.shape()));
-  REQUIRE(got.shape() == want.shape());
-  std::size_t worst = 0;
-  double worst_excess = -1.0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double excess = std::abs(got.data()[i] - want.data()[i]) / (kAtol + kRtol * std::abs(want.data()[i]));
-    if (!(excess <= worst_excess)) worst_excess = excess, worst = i;  // also catches NaN
-  }
-  INFO("worst flat index " << worst << ": tapegrad " << got.data()[worst] << ", PyTorch " << want.data()[worst]
-                           << " (error / tolerance = " << worst_excess << ")");
-  CHECK(testing::allclose(got, want, kRtol, kAtol));
-}
+using parity::check_close;
+using parity::Fixture;
 
 std::vector<std::string> sorted_keys(const NamedTensors& named) {
   std::vector<std::string> out;
