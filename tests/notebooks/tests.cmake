@@ -21,7 +21,10 @@ if(TAPEGRAD_JUPYTER_PYTHON)
                    ${PROJECT_SOURCE_DIR}/notebooks)
   add_test(NAME notebook.cling_rule_catches_violation
            COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/cling_rule.py --expect-violation ${_nb_dir}/broken_cling_rule.ipynb)
-  set_tests_properties(notebook.cling_rule notebook.cling_rule_catches_violation PROPERTIES LABELS notebook)
+  # One source per notebook (notebooks/source/*.md) for both languages: tools/notebooks.py writes them.
+  add_test(NAME notebook.sources COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/notebook_sources_test.py)
+  set_tests_properties(notebook.cling_rule notebook.cling_rule_catches_violation notebook.sources
+                       PROPERTIES LABELS notebook)
 endif()
 
 if(TAPEGRAD_JUPYTER_PYTHON)
