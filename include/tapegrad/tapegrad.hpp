@@ -33,6 +33,7 @@
 #include "tapegrad/ops/normalization.hpp"
 #include "tapegrad/ops/reduce.hpp"
 #include "tapegrad/ops/residual.hpp"
+#include "tapegrad/ops/rotary_embedding.hpp"
 #include "tapegrad/ops/shape.hpp"
 #include "tapegrad/ops/softmax.hpp"
 // nn: modules made of ops.
