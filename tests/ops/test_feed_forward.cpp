@@ -149,7 +149,7 @@ TEST_CASE("feed_forward: bad shapes and activations are clear errors", "[layers]
   // swiglu is the gated FFN: two weights have no place for its third.
   REQUIRE_THROWS_WITH(feed_forward(x, w1, b1, w2, b2, "swiglu"),
                       Catch::StartsWith("feed_forward: activation \"swiglu\" is gated") &&
-                          Catch::Contains("'w1' (5, 4)") && Catch::Contains("nn::FFN(d, hidden, \"swiglu\")"));
+                          Catch::Contains("'w1' (5, 3)") && Catch::Contains("nn::FFN(d, hidden, \"swiglu\")"));
   REQUIRE_THROWS_WITH(feed_forward(param({}, 6), w1, b1, w2, b2), Catch::Contains("does not fit"));
   tape().clear();
 }
