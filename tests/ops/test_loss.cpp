@@ -175,7 +175,7 @@ TEST_CASE("cross_entropy options: equals −Σ smoothed targets ⊙ log_softmax 
                   [h](const Tensors& in) { return -sum(log_softmax(in[0], 1) * h) / 3.0; }, Tensors{param({5, 4}, 87)});
 }
 
-TEST_CASE("cross_entropy options: the defaults give the two-argument form's bits; (B, T, C) = (B·T, C)",
+TEST_CASE("cross_entropy options: the defaults give the two-argument form's bits, and (B, T, C) = (B·T, C)",
           "[ops][cross_entropy]") {
   Generator gen(4);
   const std::vector<std::int64_t> t{0, 4, 2, 2, 1, 3};
