@@ -21,8 +21,8 @@ namespace {
 bool is_fused(const std::string& op) {
   static const std::set<std::string> fused{"layer_norm", "rms_norm", "batch_norm", "linear", "feed_forward",
                                            "softmax", "log_softmax", "cross_entropy", "mse_loss",
-                                           "scaled_dot_product_attention", "gelu", "gelu_tanh", "embedding",
-                                           "rotary_embedding"};
+                                           "scaled_dot_product_attention", "gelu", "gelu_tanh", "silu", "swiglu",
+                                           "embedding", "rotary_embedding"};
   return fused.count(op) > 0;
 }
 

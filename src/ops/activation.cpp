@@ -16,8 +16,11 @@ struct ActivationName {
   const char* name;
 };
 // The activations' names, and the values of gelu's `approximate` (torch.nn.functional.gelu's).
-const ActivationName activation_names[] = {
-    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::gelu_tanh, "gelu_tanh"}};
+const ActivationName activation_names[] = {{Activation::relu, "relu"},
+                                           {Activation::gelu, "gelu"},
+                                           {Activation::gelu_tanh, "gelu_tanh"},
+                                           {Activation::silu, "silu"},
+                                           {Activation::swiglu, "swiglu"}};
 const ActivationName gelu_approximations[] = {{Activation::gelu, "none"}, {Activation::gelu_tanh, "tanh"}};
 
 // The one parser: the entry of `names` called `name`, else an Error
@@ -53,6 +56,10 @@ std::string to_string(Activation activation) {
 }
 
 Tensor apply_activation(const Tensor& x, Activation activation) {
+  if (activation == Activation::swiglu)
+    throw Error("apply_activation: activation \"swiglu\" is gated: it needs a gate and an up projection of input " +
+                x.label() + "; call swiglu(gate, up) or use nn::FFN(d, hidden, \"swiglu\")");
+  if (activation == Activation::silu) return silu(x);
   return activation == Activation::relu ? relu(x) : gelu_op(x, activation);
 }
 
@@ -102,6 +109,30 @@ TAPEGRAD_BACKWARD void sigmoid_backward(const Array& dy, const Tensor& x, const 
 Tensor sigmoid(const Tensor& x) {
   return record("sigmoid", {x}, 1.0 / (1.0 + xt::exp(-x.value())),
                 [](const Array& dy, const TapeEntry& e) { sigmoid_backward(dy, e.inputs[0], e.output.value()); });
+}
+
+// silu:  y = x σ(x);  dx = dy ⊙ σ(x) (1 + x (1 − σ(x)))  (σ computed stably: activation_kernel.hpp)
+TAPEGRAD_BACKWARD void silu_backward(const Array& dy, const Tensor& x) {
+  x.accumulate_grad(dy * kernels::silu_derivative(x.value()));
+}
+
+Tensor silu(const Tensor& x) {
+  return record("silu", {x}, kernels::silu_forward(x.value()),
+                [](const Array& dy, const TapeEntry& e) { silu_backward(dy, e.inputs[0]); });
+}
+
+// swiglu:  y = silu(g) ⊙ u;  dg = dy ⊙ u ⊙ silu'(g),  du = dy ⊙ silu(g)
+TAPEGRAD_BACKWARD void swiglu_backward(const Array& dy, const Tensor& gate, const Tensor& up) {
+  if (gate.requires_grad()) gate.accumulate_grad(dy * up.value() * kernels::silu_derivative(gate.value()));
+  if (up.requires_grad()) up.accumulate_grad(dy * kernels::silu_forward(gate.value()));
+}
+
+Tensor swiglu(const Tensor& gate, const Tensor& up) {
+  if (gate.shape() != up.shape())
+    throw ShapeError("swiglu: gate " + gate.label() + " and up " + up.label() +
+                     " must have the same shape (silu(gate) ⊙ up, no broadcasting)");
+  return record("swiglu", {gate, up}, kernels::silu_forward(gate.value()) * up.value(),
+                [](const Array& dy, const TapeEntry& e) { swiglu_backward(dy, e.inputs[0], e.inputs[1]); });
 }
 
 }  // namespace tapegrad

@@ -1,6 +1,6 @@
 #pragma once
-// The activations' elementwise math, written once and used by the ops relu and
-// gelu and by the fused feed_forward (internal header of src/ops).
+// The activations' elementwise math, written once and used by the ops relu, gelu,
+// silu and swiglu and by the fused feed_forward (internal header of src/ops).
 
 #include <cmath>
 #include <cstddef>
@@ -57,6 +57,32 @@ inline Array gelu_derivative(const Array& x, Gelu kind) {
   if (kind == Gelu::exact) return 0.5 * (1.0 + xt::erf(x * inv_sqrt2)) + x * inv_sqrt_2pi * xt::exp(-0.5 * x * x);
   const Array t = xt::tanh(k * (x + c * x * x * x));
   return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * c * x * x);
+}
+
+// sigmoid for one number without overflow: e^(−|x|) is in (0, 1], so neither branch
+// forms e^(+large) (1 / (1 + e^1000) would be 1/inf = 0 by luck, but e^x / (1 + e^x) at
+// x = 1000 is inf/inf = NaN: each branch takes the form that stays finite).
+inline double stable_sigmoid(double x) {
+  if (x >= 0.0) return 1.0 / (1.0 + std::exp(-x));
+  const double e = std::exp(x);  // in (0, 1)
+  return e / (1.0 + e);
+}
+
+// silu, as torch.nn.functional.silu:  y = x σ(x),  dy/dx = σ(x) (1 + x (1 − σ(x)))
+//   (product rule: σ + x σ', with σ' = σ (1 − σ)).
+inline Array silu_forward(const Array& x) {
+  Array y = Array::from_shape(x.shape());
+  for (std::size_t i = 0; i < x.size(); ++i) y.data()[i] = x.data()[i] * stable_sigmoid(x.data()[i]);
+  return y;
+}
+
+inline Array silu_derivative(const Array& x) {
+  Array d = Array::from_shape(x.shape());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = x.data()[i], s = stable_sigmoid(v);
+    d.data()[i] = s * (1.0 + v * (1.0 - s));
+  }
+  return d;
 }
 
 }  // namespace tapegrad::kernels

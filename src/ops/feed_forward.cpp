@@ -29,9 +29,13 @@ TAPEGRAD_BACKWARD void feed_forward_backward(const Array& dy, const Tensor& x, c
 
 namespace {
 
-// The two linears' shapes, or a ShapeError saying which tensor does not fit.
-FeedForwardSaved check_shapes(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
-                              const Tensor& b2) {
+// The two linears' shapes, or a ShapeError saying which tensor does not fit; an Error for "swiglu",
+// whose third weight this op has no place for. `op` names the caller.
+FeedForwardSaved check_shapes(const char* op, const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
+                              const Tensor& b2, Activation activation) {
+  if (activation == Activation::swiglu)
+    throw Error(std::string(op) + ": activation \"swiglu\" is gated and needs three weights (gate, up, down), but " +
+                "this op takes two (w1 " + w1.label() + ", w2 " + w2.label() + "); use nn::FFN(d, hidden, \"swiglu\")");
   FeedForwardSaved saved;
   saved.up = kernels::check_linear("feed_forward", [&] { return "input " + x.label(); }, x.shape(), "w1", w1, "b1", b1);
   Shape hidden_shape = x.shape();
@@ -42,13 +46,14 @@ FeedForwardSaved check_shapes(const Tensor& x, const Tensor& w1, const Tensor& b
 }
 
 // a = act(h), kept for the backward. ReLU is applied in place, so a overwrites h and
-// only a is kept; GELU's derivative needs h, so both are kept.
+// only a is kept; GELU's and SiLU's derivatives need h, so both are kept.
 void activate_and_keep(Array h, FeedForwardSaved& saved) {
   if (saved.activation == Activation::relu) {
     kernels::relu_forward(h.data(), h.data(), h.size());
     saved.a = std::move(h);
   } else {
-    saved.a = kernels::gelu_forward(h, kernels::gelu_kind(saved.activation));
+    saved.a = saved.activation == Activation::silu ? kernels::silu_forward(h)
+                                                   : kernels::gelu_forward(h, kernels::gelu_kind(saved.activation));
     saved.h = std::move(h);
   }
 }
@@ -56,6 +61,7 @@ void activate_and_keep(Array h, FeedForwardSaved& saved) {
 // da ⊙ act'(h), in da's buffer.
 void multiply_by_activation_derivative(Array& da, const FeedForwardSaved& saved) {
   if (saved.activation == Activation::relu) kernels::relu_backward(saved.a.data(), da.data(), da.data(), da.size());
+  else if (saved.activation == Activation::silu) da *= kernels::silu_derivative(saved.h);
   else da *= kernels::gelu_derivative(saved.h, kernels::gelu_kind(saved.activation));
 }
 
@@ -83,7 +89,7 @@ Tensor record_feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, 
 // x's leading axes are flattened into rows: x (rows, in), h and a (rows, hidden), y (rows, out).
 Tensor feed_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2, const Tensor& b2,
                     Activation activation) {
-  FeedForwardSaved saved = check_shapes(x, w1, b1, w2, b2);
+  FeedForwardSaved saved = check_shapes("feed_forward", x, w1, b1, w2, b2, activation);
   // Inside a precision_scope the hidden layer is stored in the scope's format, as on hardware:
   // the composed FFN rounds h and act(h) too (one fused op would round only y). Its entries are
   // linear, the activation and linear, so feed_forward_backward does not run there: in gdb,

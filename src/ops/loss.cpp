@@ -4,6 +4,7 @@
 #include <xtensor/xreducer.hpp>
 #include <xtensor/xview.hpp>
 
+#include "../argument_check.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/softmax.hpp"
 
@@ -42,6 +43,32 @@ TAPEGRAD_BACKWARD void cross_entropy_backward(const Array& dL, const Tensor& log
   logits.accumulate_grad(g);
 }
 
+// cross_entropy with options (ε = label_smoothing, K = count of targets ≠ ignore_index, C classes):
+//   L = Σ_counted [(1 − ε)(−logp_i[t_i]) + ε · mean_c(−logp_i[c])] / K
+//   dz_i = (softmax(z_i) − ((1 − ε) onehot(t_i) + ε/C)) / K · dL for a counted row, 0 for an ignored one
+// (the smoothed target sums to 1 as a one-hot does; logp is (rows, C), dz is given the logits' shape)
+TAPEGRAD_BACKWARD void cross_entropy_options_backward(const Array& dL, const Tensor& logits, const Array& logp,
+                                                      const std::vector<std::int64_t>& targets,
+                                                      const CrossEntropyOptions& options) {
+  const std::size_t C = logp.shape()[1];
+  const double eps = options.label_smoothing;
+  const double on_target = 1.0 - eps, every_class = eps / static_cast<double>(C);
+  std::size_t counted = 0;
+  Array g = xt::exp(logp);  // softmax, (rows, C)
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i] == options.ignore_index) {
+      for (std::size_t c = 0; c < C; ++c) g(i, c) = 0.0;  // an ignored row has no loss, so no gradient
+      continue;
+    }
+    ++counted;
+    for (std::size_t c = 0; c < C; ++c) g(i, c) -= every_class;
+    g(i, static_cast<std::size_t>(targets[i])) -= on_target;
+  }
+  g *= dL() / static_cast<double>(counted);
+  g.reshape(logits.shape());
+  logits.accumulate_grad(g);
+}
+
 namespace {
 
 // cross_entropy's argument checks: logits (N, C) with N >= 1, N targets in [0, C). `op` names the caller.
@@ -61,11 +88,47 @@ void check_cross_entropy(const char* op, const Tensor& logits, const std::vector
                   " classes (valid targets: 0 <= t < " + std::to_string(C) + ")");
 }
 
-// log-probabilities, stably (log_softmax subtracts the row max). Not recorded:
+// The options form's checks: logits (N, C) or (B, T, C), one target per row (B·T of them), each a
+// class or ignore_index, ε in [0, 1], at least one counted target. Returns how many are counted.
+std::size_t check_cross_entropy_options(const Tensor& logits, const std::vector<std::int64_t>& targets,
+                                        const CrossEntropyOptions& options) {
+  if (logits.dim() != 2 && logits.dim() != 3)
+    throw ShapeError("cross_entropy: expected logits of shape (N, C) or (B, T, C) (classes last), got " +
+                     logits.label());
+  const std::size_t C = logits.shape().back(), rows = logits.dim() == 2 ? logits.shape()[0]
+                                                                          : logits.shape()[0] * logits.shape()[1];
+  if (C == 0) throw ShapeError("cross_entropy: logits " + logits.label() + " have no classes (C = 0)");
+  if (targets.size() != rows)
+    throw ShapeError("cross_entropy: logits " + logits.label() + " have " + std::to_string(rows) + " rows" +
+                     (logits.dim() == 3 ? " (B·T, the targets flattened as logits.view(-1, C))" : "") + " but " +
+                     std::to_string(targets.size()) + " targets were given");
+  if (rows == 0)
+    throw ShapeError("cross_entropy: logits " + logits.label() + " hold an empty batch; the mean of nothing is undefined");
+  if (!(options.label_smoothing >= 0.0 && options.label_smoothing <= 1.0))
+    throw Error("cross_entropy: label_smoothing must be in [0, 1] (as in torch.nn.functional.cross_entropy), got " +
+                detail::num(options.label_smoothing) + " for logits " + logits.label());
+  std::size_t counted = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    if (targets[i] == options.ignore_index) continue;
+    if (targets[i] < 0 || targets[i] >= static_cast<std::int64_t>(C))
+      throw Error("cross_entropy: target " + std::to_string(targets[i]) + " at position " + std::to_string(i) +
+                  " is out of range for logits " + logits.label() + " with " + std::to_string(C) +
+                  " classes (valid targets: 0 <= t < " + std::to_string(C) + ", or ignore_index = " +
+                  std::to_string(options.ignore_index) + ")");
+    ++counted;
+  }
+  if (counted == 0)
+    throw Error("cross_entropy: all " + std::to_string(rows) + " targets equal ignore_index = " +
+                std::to_string(options.ignore_index) + " for logits " + logits.label() +
+                "; the mean over no counted targets is undefined (PyTorch returns NaN)");
+  return counted;
+}
+
+// log-probabilities over the last axis, stably (log_softmax subtracts the row max). Not recorded:
 // cross_entropy is one tape entry whose backward needs only softmax = exp(logp).
 Array log_probabilities(const Tensor& logits) {
   no_grad guard;
-  return log_softmax(logits, 1).value();
+  return log_softmax(logits, -1).value();
 }
 
 // total − Σ_i logp_i[t_i], row by row in order (the one place the loss is summed).
@@ -85,6 +148,27 @@ Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targ
   return record("cross_entropy", {logits}, std::move(loss),
                 [targets, logp = std::move(logp)](const Array& dL, const TapeEntry& e) {
                   cross_entropy_backward(dL, e.inputs[0], logp, targets);
+                });
+}
+
+Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targets,
+                     const CrossEntropyOptions& options) {
+  const std::size_t counted = check_cross_entropy_options(logits, targets, options);
+  const std::size_t C = logits.shape().back();
+  Array logp = log_probabilities(logits);
+  logp.reshape({targets.size(), C});  // (B, T, C) -> (B·T, C): row i is target i's
+  double nll = 0.0, smooth = 0.0;     // Σ −logp_i[t_i] and Σ_c −logp_i[c], over counted rows
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i] == options.ignore_index) continue;
+    nll -= logp(i, static_cast<std::size_t>(targets[i]));
+    for (std::size_t c = 0; c < C; ++c) smooth -= logp(i, c);
+  }
+  const double eps = options.label_smoothing, K = static_cast<double>(counted);
+  Array loss = xt::xarray<double>((1.0 - eps) * (nll / K) + eps * (smooth / (static_cast<double>(C) * K)));
+
+  return record("cross_entropy", {logits}, std::move(loss),
+                [targets, options, logp = std::move(logp)](const Array& dL, const TapeEntry& e) {
+                  cross_entropy_options_backward(dL, e.inputs[0], logp, targets, options);
                 });
 }
 

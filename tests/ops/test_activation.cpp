@@ -87,10 +87,11 @@ TEST_CASE("sigmoid: gradcheck, values, and no overflow for large inputs", "[ops]
 }
 
 TEST_CASE("activations by name: one parser, and apply_activation records the op it names", "[ops][activation]") {
-  for (const Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh})
+  for (const Activation a :
+       {Activation::relu, Activation::gelu, Activation::gelu_tanh, Activation::silu, Activation::swiglu})
     CHECK(parse_activation("test", to_string(a)) == a);
-  CHECK_THROWS_WITH(parse_activation("FFN", "tanh"),
-                    "FFN: activation must be \"relu\", \"gelu\" or \"gelu_tanh\", got \"tanh\"");
+  CHECK_THROWS_WITH(parse_activation("FFN", "tanh"), "FFN: activation must be \"relu\", \"gelu\", \"gelu_tanh\", "
+                                                     "\"silu\" or \"swiglu\", got \"tanh\"");
   const Tensor x(Array{-1.0, 0.5, 2.0}, true, "x");
   CHECK_THROWS_WITH(gelu(x, "exact"), "gelu: approximate must be \"none\" or \"tanh\" (as in "
                                       "torch.nn.functional.gelu), got \"exact\" for input 'x' (3)");
@@ -98,9 +99,61 @@ TEST_CASE("activations by name: one parser, and apply_activation records the op 
   CHECK(apply_activation(x, Activation::relu).value() == relu(x).value());
   CHECK(apply_activation(x, Activation::gelu).value() == gelu(x).value());
   CHECK(apply_activation(x, Activation::gelu_tanh).value() == gelu(x, "tanh").value());
-  REQUIRE(tape().size() == 6);
+  CHECK(apply_activation(x, Activation::silu).value() == silu(x).value());
+  REQUIRE(tape().size() == 8);
   CHECK(tape()[0].op == "relu");
   CHECK(tape()[2].op == "gelu");
   CHECK(tape()[4].op == "gelu_tanh");
+  CHECK(tape()[6].op == "silu");
+  CHECK_THROWS_WITH(apply_activation(x, Activation::swiglu),
+                    Catch::StartsWith("apply_activation: activation \"swiglu\" is gated") &&
+                        Catch::Contains("'x' (3)") && Catch::Contains("swiglu(gate, up)"));
   tape().clear();
+}
+
+TEST_CASE("silu: gradcheck, values, far tails without overflow", "[ops][silu]") {
+  REQUIRE_GRADCHECK([](const Tensors& in) { return silu(in[0]); }, Tensors{param({3, 4}, 21, "x", 3.0)});
+  // F.silu in float64: x / (1 + e^−x).
+  const Array y = silu(constant(Array{0.0, 1.0, -1.0, 2.5})).value();
+  CHECK(y(0) == 0.0);
+  CHECK(y(1) == Approx(0.7310585786300049).epsilon(1e-15));
+  CHECK(y(2) == Approx(-0.2689414213699951).epsilon(1e-15));
+  CHECK(y(3) == Approx(2.3103545499468914).epsilon(1e-15));
+  // silu'(x) = σ(x)(1 + x(1 − σ(x))): 0.5 at 0, σ(1)(1 + σ(−1)) = 0.9276705118714869 at 1.
+  Tensor x(Array{0.0, 1.0, -1.0}, true);
+  sum(silu(x)).backward();
+  CHECK(x.grad()(0) == 0.5);
+  CHECK(x.grad()(1) == Approx(0.9276705118714869).epsilon(1e-15));
+  CHECK(x.grad()(2) == Approx(1.0 - 0.9276705118714869).epsilon(1e-14));  // silu'(−x) = 1 − silu'(x)
+  // e^800 overflows: a naive e^x / (1 + e^x) would give NaN; silu is x above, −0 below.
+  Tensor far(Array{800.0, -800.0, 40.0, -40.0}, true);
+  const Array yf = silu(far).value();
+  CHECK(yf(0) == 800.0);
+  CHECK(yf(1) == 0.0);
+  CHECK(yf(2) == 40.0);
+  CHECK(yf(3) == Approx(-40.0 * std::exp(-40.0)).epsilon(1e-14));
+  sum(silu(far)).backward();
+  CHECK(far.grad()(0) == 1.0);
+  CHECK(far.grad()(1) == 0.0);
+  for (const double g : far.grad()) CHECK(std::isfinite(g));
+}
+
+TEST_CASE("swiglu: silu(gate) ⊙ up, gradcheck of both inputs, values, errors", "[ops][swiglu]") {
+  const Tensor gate = param({2, 3, 4}, 22, "gate", 2.0), up = param({2, 3, 4}, 23, "up");
+  REQUIRE_GRADCHECK([](const Tensors& in) { return swiglu(in[0], in[1]); }, (Tensors{gate, up}));
+  // The gate goes through silu, the up projection does not: swapping them changes the value.
+  const Array g{1.0, -2.0}, u{3.0, 0.5};
+  const Array y = swiglu(constant(g), constant(u)).value();
+  CHECK(y(0) == Approx(3.0 * 0.7310585786300049).epsilon(1e-15));
+  CHECK(y(1) == Approx(0.5 * -2.0 / (1.0 + std::exp(2.0))).epsilon(1e-15));
+  CHECK(allclose(y, silu(constant(g)).value() * u, 1e-15, 0.0));
+  tape().clear();
+  swiglu(gate, up);
+  REQUIRE(tape().size() == 1);
+  CHECK(tape()[0].op == "swiglu");
+  tape().clear();
+  REQUIRE_THROWS_AS(swiglu(gate, param({2, 3, 5}, 24, "up5")), ShapeError);
+  REQUIRE_THROWS_WITH(swiglu(gate, param({4}, 24, "up4")),
+                      Catch::StartsWith("swiglu:") && Catch::Contains("'gate' (2, 3, 4)") &&
+                          Catch::Contains("'up4' (4)") && Catch::Contains("same shape"));
 }

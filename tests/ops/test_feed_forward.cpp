@@ -59,7 +59,7 @@ TEST_CASE("feed_forward: one tape entry holding x and the four parameters", "[la
 TEST_CASE("feed_forward: gradcheck for each activation, with and without biases", "[layers][feed_forward][gradcheck]") {
   const Tensors in = ffn_inputs(40);
   REQUIRE(smallest_hidden_magnitude(in) > 1e-3);
-  for (const std::string activation : {"relu", "gelu", "gelu_tanh"}) {
+  for (const std::string activation : {"relu", "gelu", "gelu_tanh", "silu"}) {
     INFO("activation = " << activation);
     REQUIRE_GRADCHECK([activation](const Tensors& t) { return feed_forward(t[0], t[1], t[2], t[3], t[4], activation); },
                       in);
@@ -71,7 +71,7 @@ TEST_CASE("feed_forward: gradcheck for each activation, with and without biases"
 }
 
 TEST_CASE("feed_forward: fused equals linear → activation → linear, values and every gradient", "[layers][feed_forward]") {
-  for (const std::string activation : {"relu", "gelu", "gelu_tanh"}) {
+  for (const std::string activation : {"relu", "gelu", "gelu_tanh", "silu"}) {
     INFO("activation = " << activation);
     const auto fused = [activation](const Tensors& t) { return feed_forward(t[0], t[1], t[2], t[3], t[4], activation); };
     const auto parts = [activation](const Tensors& t) {
@@ -144,7 +144,12 @@ TEST_CASE("feed_forward: bad shapes and activations are clear errors", "[layers]
   REQUIRE_THROWS_WITH(feed_forward(x, w1, b1, w2, param({5}, 4)), Catch::Contains("b2 has shape (5)"));
   REQUIRE_THROWS_WITH(feed_forward(x, param({5}, 5), b1, w2, b2), Catch::Contains("w1 must be 2-D"));
   REQUIRE_THROWS_WITH(feed_forward(x, w1, b1, w2, b2, "swish"),
-                      Catch::Contains("\"relu\", \"gelu\" or \"gelu_tanh\"") && Catch::Contains("\"swish\""));
+                      Catch::Contains("\"relu\", \"gelu\", \"gelu_tanh\", \"silu\" or \"swiglu\"") &&
+                          Catch::Contains("\"swish\""));
+  // swiglu is the gated FFN: two weights have no place for its third.
+  REQUIRE_THROWS_WITH(feed_forward(x, w1, b1, w2, b2, "swiglu"),
+                      Catch::StartsWith("feed_forward: activation \"swiglu\" is gated") &&
+                          Catch::Contains("'w1' (5, 3)") && Catch::Contains("nn::FFN(d, hidden, \"swiglu\")"));
   REQUIRE_THROWS_WITH(feed_forward(param({}, 6), w1, b1, w2, b2), Catch::Contains("does not fit"));
   tape().clear();
 }

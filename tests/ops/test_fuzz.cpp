@@ -95,7 +95,7 @@ struct Expected {
 };
 
 const std::vector<std::string> unary_ops = {"neg",  "exp",     "log",        "sqrt",       "relu",       "gelu",
-                                            "gelu_tanh", "tanh", "sigmoid", "add_scalar", "mul_scalar", "rdiv_scalar",
+                                            "gelu_tanh", "silu", "tanh", "sigmoid", "add_scalar", "mul_scalar", "rdiv_scalar",
                                             "pow"};
 const std::vector<std::string> binary_ops = {"add", "sub", "mul", "div"};
 const std::vector<std::string> other_ops = {"sum",       "sum_axes",  "mean",   "mean_axes",  "softmax",
@@ -121,6 +121,7 @@ Tensor run_step(const Step& s, const std::vector<Tensor>& t) {
   if (s.op == "relu") return relu(a);
   if (s.op == "gelu") return gelu(a);
   if (s.op == "gelu_tanh") return gelu(a, "tanh");
+  if (s.op == "silu") return silu(a);
   if (s.op == "tanh") return tanh(a);
   if (s.op == "sigmoid") return sigmoid(a);
   if (s.op == "add_scalar") return add(a, s.scalar);

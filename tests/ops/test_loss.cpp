@@ -116,3 +116,114 @@ TEST_CASE("cross_entropy: bad targets and logits are refused", "[ops][cross_entr
                           Catch::Contains("(N, C)"));
   REQUIRE_THROWS_WITH(cross_entropy(param({3}, 83, "z"), {0}), Catch::Contains("'z' (3)") && Catch::Contains("(N, C)"));
 }
+
+// ---- cross_entropy with CrossEntropyOptions (ignore_index, label_smoothing), (N, C) and (B, T, C) ----
+
+namespace {
+
+// The smoothed targets (rows, C) as PyTorch's definition: (1 − ε)·onehot + ε/C for a counted
+// row, a zero row for an ignored one; the loss is then −Σ (targets ⊙ log_softmax) / count.
+Array smoothed_targets(const std::vector<std::int64_t>& targets, std::size_t classes, const CrossEntropyOptions& o) {
+  Array h = xt::zeros<double>({targets.size(), classes});
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i] == o.ignore_index) continue;
+    for (std::size_t c = 0; c < classes; ++c) h(i, c) = o.label_smoothing / static_cast<double>(classes);
+    h(i, static_cast<std::size_t>(targets[i])) += 1.0 - o.label_smoothing;
+  }
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("cross_entropy options: gradcheck with ignore_index and label_smoothing, (N, C) and (B, T, C)",
+          "[ops][cross_entropy][gradcheck]") {
+  const std::vector<std::int64_t> rows{1, -100, 4, 0, -100, 2};
+  const CrossEntropyOptions smooth{-100, 0.1};
+  REQUIRE_GRADCHECK(([rows, smooth](const Tensors& in) { return cross_entropy(in[0], rows, smooth); }),
+                    Tensors{param({6, 5}, 84, "logits", 2.0)});
+  const std::vector<std::int64_t> sequence{3, 0, 1, 0, 4, 0};  // (B, T) = (2, 3), 0 is the padding id
+  const CrossEntropyOptions pad{0, 0.25};
+  REQUIRE_GRADCHECK(([sequence, pad](const Tensors& in) { return cross_entropy(in[0], sequence, pad); }),
+                    Tensors{param({2, 3, 5}, 85, "logits", 2.0)});
+  REQUIRE_GRADCHECK([](const Tensors& in) { return cross_entropy(in[0], {1, 2}, CrossEntropyOptions{-100, 1.0}); },
+                    Tensors{param({2, 3}, 86, "logits")});
+}
+
+TEST_CASE("cross_entropy options: values by hand (F.cross_entropy), the mean over counted rows", "[ops][cross_entropy]") {
+  // Row 0: −logp = (2.41, 1.41, 0.41); row 1 ignored; row 2: −logp = (0.0134, 5.0134, 5.0134).
+  const Array z{{1.0, 2.0, 3.0}, {1.0, 1.0, 1.0}, {5.0, 0.0, 0.0}};
+  const std::vector<std::int64_t> t{2, -100, 0};
+  // torch 1.13, float64: F.cross_entropy(z, t), with label_smoothing=0.2, with label_smoothing=1.0.
+  CHECK(cross_entropy(constant(z), t, {}).item() == Approx(0.21049593308291456).epsilon(1e-14));
+  CHECK(cross_entropy(constant(z), t, {-100, 0.2}).item() == Approx(0.6438292664162479).epsilon(1e-14));
+  CHECK(cross_entropy(constant(z), t, {-100, 1.0}).item() == Approx(2.3771625997495813).epsilon(1e-14));
+  // The gradient: (softmax − smoothed one-hot) / count, a zero row where the target is ignored.
+  Tensor zt(z, true);
+  cross_entropy(zt, t, {-100, 0.2}).backward();
+  const CrossEntropyOptions o{-100, 0.2};
+  Array want = (softmax(constant(z)).value() - smoothed_targets(t, 3, o)) / 2.0;
+  xt::view(want, 1, xt::all()) = 0.0;
+  CHECK(allclose(zt.grad(), want, 1e-14, 1e-15));
+  CHECK(zt.grad()(1, 0) == 0.0);
+}
+
+TEST_CASE("cross_entropy options: equals −Σ smoothed targets ⊙ log_softmax / count composed", "[ops][cross_entropy]") {
+  const std::vector<std::int64_t> t{3, 7, 0, 1, 7};  // 7 ignored
+  const CrossEntropyOptions o{7, 0.3};
+  const Tensor h(smoothed_targets(t, 4, o));
+  REQUIRE_SAME_OP(([t, o](const Tensors& in) { return cross_entropy(in[0], t, o); }),
+                  [h](const Tensors& in) { return -sum(log_softmax(in[0], 1) * h) / 3.0; }, Tensors{param({5, 4}, 87)});
+}
+
+TEST_CASE("cross_entropy options: the defaults give the two-argument form's bits, and (B, T, C) = (B·T, C)",
+          "[ops][cross_entropy]") {
+  Generator gen(4);
+  const std::vector<std::int64_t> t{0, 4, 2, 2, 1, 3};
+  Tensor a(gen.randn({6, 5}), true, "a"), b(a.value(), true, "b");
+  Tensor plain = cross_entropy(a, t);
+  plain.backward();  // backward releases the tape: one loss at a time
+  Tensor with_options = cross_entropy(b, t, CrossEntropyOptions{});
+  with_options.backward();
+  CHECK(plain.item() == with_options.item());  // bitwise
+  CHECK(a.grad() == b.grad());
+  // The LLM layout: logits (B, T, C) and the targets flattened row-major, as logits.view(-1, C).
+  Array cube = a.value();
+  cube.reshape({2, 3, 5});
+  Tensor c(cube, true, "c"), flat(a.value(), true, "flat");
+  const CrossEntropyOptions o{2, 0.1};
+  Tensor lc = cross_entropy(c, t, o);
+  lc.backward();
+  Tensor lf = cross_entropy(flat, t, o);
+  lf.backward();
+  CHECK(lc.item() == lf.item());
+  REQUIRE(c.grad().shape() == Shape{2, 3, 5});
+  Array cube_grad = c.grad();
+  cube_grad.reshape({6, 5});
+  const Array cube_grad_as_rows = cube_grad;
+  CHECK(cube_grad_as_rows == flat.grad());
+}
+
+TEST_CASE("cross_entropy options: bad targets, smoothing, shapes and all-ignored are refused", "[ops][cross_entropy][errors]") {
+  Tensor logits = param({2, 3}, 88, "logits");
+  REQUIRE_THROWS_WITH(cross_entropy(logits, {0, 3}, {}),
+                      Catch::StartsWith("cross_entropy: target 3 at position 1") && Catch::Contains("'logits' (2, 3)") &&
+                          Catch::Contains("0 <= t < 3, or ignore_index = -100"));
+  REQUIRE_THROWS_WITH(cross_entropy(logits, {-1, 0}, {}), Catch::Contains("target -1 at position 0"));
+  REQUIRE_THROWS_WITH(cross_entropy(logits, {-100, 0}, {-1, 0.0}), Catch::Contains("target -100 at position 0") &&
+                                                                       Catch::Contains("ignore_index = -1"));
+  for (const double bad : {-0.1, 1.5, std::nan("")}) {
+    INFO("label_smoothing " << bad);
+    REQUIRE_THROWS_WITH(cross_entropy(logits, {0, 1}, {-100, bad}),
+                        Catch::StartsWith("cross_entropy: label_smoothing must be in [0, 1]") &&
+                            Catch::Contains("'logits' (2, 3)"));
+  }
+  REQUIRE_THROWS_WITH(cross_entropy(logits, {-100, -100}, {}),
+                      Catch::StartsWith("cross_entropy: all 2 targets equal ignore_index = -100") &&
+                          Catch::Contains("PyTorch returns NaN"));
+  REQUIRE_THROWS_AS(cross_entropy(param({2, 3, 4}, 89, "z"), {0, 1, 2}, {}), ShapeError);
+  REQUIRE_THROWS_WITH(cross_entropy(param({2, 3, 4}, 89, "z"), {0, 1, 2}, {}),
+                      Catch::Contains("'z' (2, 3, 4) have 6 rows (B·T") && Catch::Contains("3 targets"));
+  REQUIRE_THROWS_WITH(cross_entropy(param({2, 2, 3, 4}, 90, "w"), {0}, {}),
+                      Catch::Contains("(N, C) or (B, T, C)") && Catch::Contains("'w' (2, 2, 3, 4)"));
+  REQUIRE_THROWS_WITH(cross_entropy(param({0, 3}, 91, "e"), {}, {}), Catch::Contains("empty batch"));
+}

@@ -281,3 +281,40 @@ TEST_CASE("parity: TransformerBlock in every placement (deepnorm N = 6, rezero a
 TEST_CASE("parity: TransformerBlock pre, causal", "[parity][transformer]") {
   check_transformer(nn::Placement::pre, true, "transformer_pre_causal");
 }
+
+// ---- the LLM parts: tests/fixtures/llm, written by tools/llm_parts_fixtures.py ----
+
+TEST_CASE("parity: silu = F.silu, far tails included", "[parity][silu]") {
+  const Fixture f("silu", "llm");
+  check_forward_backward(f, [](const Tensor& x) { return silu(x); }, {}, {}, {});
+}
+
+TEST_CASE("parity: nn::FFN swiglu = Hugging Face's LlamaMLP (gate_proj, up_proj, down_proj)", "[parity][swiglu]") {
+  const Fixture f("swiglu_ffn", "llm");
+  nn::FFN m(kFeatures, 24, "swiglu");  // hidden 24: tools/llm_parts_fixtures.py
+  check_module(m, f);
+}
+
+TEST_CASE("parity: cross_entropy with ignore_index and label_smoothing = F.cross_entropy", "[parity][cross_entropy]") {
+  for (const char* name : {"cross_entropy_2d", "cross_entropy_3d", "cross_entropy_plain"}) {
+    DYNAMIC_SECTION(name) {
+      const Fixture f(name, "llm");
+      const Array stored_targets = f.load("targets"), options = f.load("options");
+      std::vector<std::int64_t> targets;
+      for (const double t : stored_targets) targets.push_back(static_cast<std::int64_t>(t));
+      const CrossEntropyOptions o{static_cast<std::int64_t>(options(0)), options(1)};
+      Tensor logits(f.load("input"), true, "logits");
+      Tensor loss = cross_entropy(logits, targets, o);
+      check_close("loss", loss.value(), f.load("output"));
+      loss.backward();
+      check_close("grad of the logits", logits.grad(), f.load("grad_input"));
+      if (std::string(name) == "cross_entropy_plain") {  // the two-argument form: PyTorch's defaults too
+        Tensor plain(f.load("input"), true, "logits");
+        Tensor plain_loss = cross_entropy(plain, targets);
+        check_close("loss (two-argument form)", plain_loss.value(), f.load("output"));
+        plain_loss.backward();
+        check_close("grad (two-argument form)", plain.grad(), f.load("grad_input"));
+      }
+    }
+  }
+}

@@ -13,8 +13,8 @@ import subprocess
 import tempfile
 
 FUSED = {"layer_norm", "rms_norm", "batch_norm", "linear", "feed_forward", "softmax", "log_softmax",
-         "cross_entropy", "mse_loss", "scaled_dot_product_attention", "gelu", "gelu_tanh", "embedding",
-         "rotary_embedding"}
+         "cross_entropy", "mse_loss", "scaled_dot_product_attention", "gelu", "gelu_tanh", "silu", "swiglu",
+         "embedding", "rotary_embedding"}
 MAX_VALUES = 6  # DrawOptions::max_values
 
 

@@ -22,7 +22,7 @@ namespace tapegrad::nn {
 
 struct TransformerBlockOptions {
   std::size_t hidden = 0;           // the FFN's width; 0 means 4·d
-  std::string activation = "relu";  // the FFN's: "relu", "gelu" or "gelu_tanh"
+  std::string activation = "relu";  // the FFN's: "relu", "gelu", "gelu_tanh", "silu" or "swiglu"
   bool causal = false;              // attention sees earlier positions only
   ResidualBlockOptions residual;    // LayerNorm eps, DeepNorm α and β
 };

@@ -12,16 +12,24 @@ Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
+// silu(x) = x·sigmoid(x), as torch.nn.functional.silu (also called swish); stable for any |x|.
+Tensor silu(const Tensor& x);
+// swiglu(gate, up) = silu(gate) ⊙ up, elementwise (same shapes, no broadcasting): the gated
+// hidden layer of the SwiGLU FFN (Shazeer 2020; LLaMA's MLP), act_fn(gate_proj(x)) * up_proj(x).
+Tensor swiglu(const Tensor& gate, const Tensor& up);
 
 // ---- an activation by name: the FFN's (feed_forward, nn::FFN) ----
-// "relu", "gelu" (exact, erf) and "gelu_tanh" (the tanh approximation).
-enum class Activation { relu, gelu, gelu_tanh };
+// "relu", "gelu" (exact, erf), "gelu_tanh" (the tanh approximation), "silu" (x·sigmoid(x)) and
+// "swiglu": the gated FFN silu(x W1ᵀ) ⊙ (x W3ᵀ) of nn::FFN, which needs a third weight, so it is a
+// choice of the module only: apply_activation and feed_forward refuse it with an Error.
+enum class Activation { relu, gelu, gelu_tanh, silu, swiglu };
 
 // The one parser of activation names (gelu's `approximate` is read by it too): throws
-// Error("<who>: activation must be \"relu\", \"gelu\" or \"gelu_tanh\", got ...") for an unknown one.
+// Error("<who>: activation must be \"relu\", \"gelu\", \"gelu_tanh\", \"silu\" or \"swiglu\", got ...")
+// for an unknown one.
 Activation parse_activation(const char* who, const std::string& name);
-std::string to_string(Activation activation);  // its name: "relu", "gelu", "gelu_tanh"
-// relu(x), gelu(x) or gelu(x, "tanh"), recorded on the tape as that op.
+std::string to_string(Activation activation);  // its name: "relu", "gelu", "gelu_tanh", "silu", "swiglu"
+// relu(x), gelu(x), gelu(x, "tanh") or silu(x), recorded on the tape as that op (swiglu: an Error).
 Tensor apply_activation(const Tensor& x, Activation activation);
 
 // ---- backward rules (the math is above each one in activation.cpp) ----
@@ -32,5 +40,7 @@ void relu_backward(const Array& dy, const Tensor& x);
 void gelu_backward(const Array& dy, const Tensor& x, Activation form);
 void tanh_backward(const Array& dy, const Tensor& x, const Array& y);
 void sigmoid_backward(const Array& dy, const Tensor& x, const Array& y);
+void silu_backward(const Array& dy, const Tensor& x);
+void swiglu_backward(const Array& dy, const Tensor& gate, const Tensor& up);
 
 }  // namespace tapegrad
