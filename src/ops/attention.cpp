@@ -157,7 +157,7 @@ namespace composed {
 
 // Step by step as the formula reads; each step its own tape entry.
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
-  return scaled_dot_product_attention(q, k, v, AttentionMask{}, causal);
+  return composed::scaled_dot_product_attention(q, k, v, AttentionMask{}, causal);
 }
 
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
