@@ -62,9 +62,21 @@ PackedHeads check_packed_heads(const std::string& op, const Tensor& qkv, std::si
 
 }  // namespace kernels
 
+namespace {
+
+// The bool `causal` overloads keep their PyTorch meaning (top left, query i sees keys j <= i): for
+// Sq != Sk as an explicit top-left boolean mask, for Sq == Sk (where both alignments agree) as is_causal.
+AttentionMask top_left_causal(const Tensor& q, const Tensor& k, bool causal) {
+  if (!causal || q.dim() < 2 || k.dim() < 2 || q.shape()[q.dim() - 2] == k.shape()[k.dim() - 2]) return {};
+  return AttentionMask::boolean(causal_mask(q.shape()[q.dim() - 2], k.shape()[k.dim() - 2], CausalAlignment::top_left));
+}
+
+}  // namespace
+
 // ---- scores = q kᵀ · scale (+ mask),  P = softmax(scores),  y = P v ----
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
-  return scaled_dot_product_attention(q, k, v, AttentionMask{}, causal);
+  const AttentionMask mask = top_left_causal(q, k, causal);
+  return scaled_dot_product_attention(q, k, v, mask, causal && mask.empty());
 }
 
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
@@ -157,7 +169,8 @@ namespace composed {
 
 // Step by step as the formula reads; each step its own tape entry.
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
-  return composed::scaled_dot_product_attention(q, k, v, AttentionMask{}, causal);
+  const AttentionMask mask = top_left_causal(q, k, causal);
+  return composed::scaled_dot_product_attention(q, k, v, mask, causal && mask.empty());
 }
 
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,

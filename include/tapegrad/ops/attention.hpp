@@ -8,7 +8,7 @@
 // k (..., Sk, Dh), v (..., Sk, Dv) -> y (..., Sq, Dv). The leading axes are the batch,
 // (B, H) for multi-head attention or (B) for one head, and must be equal in q, k and v.
 //
-// causal / is_causal: query i sees the keys at or before its own position. With Sq != Sk the
+// is_causal (the AttentionMask overload): query i sees the keys at or before its own position. With Sq != Sk the
 // queries are the LAST Sq of the Sk positions (bottom-right aligned): query i sees keys
 // j <= i + Sk − Sq. That is what a KV cache needs: the new tokens come after the cached ones.
 // PyTorch's is_causal is aligned at the top left instead (tril of ones(Sq, Sk): query i sees j <= i);
@@ -27,6 +27,8 @@
 
 namespace tapegrad {
 
+// The bool overload keeps PyTorch's top-left causal (query i sees keys j <= i) for its callers;
+// the AttentionMask overload's is_causal is bottom-right (below).
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal = false);
 // As torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=, scale=),
 // except that is_causal is bottom-right aligned (above).
