@@ -62,38 +62,62 @@ PackedHeads check_packed_heads(const std::string& op, const Tensor& qkv, std::si
 
 }  // namespace kernels
 
-// ---- scores = q kᵀ / √Dh (+ mask),  P = softmax(scores),  y = P v ----
+namespace {
+
+// The bool `causal` overloads keep their PyTorch meaning (top left, query i sees keys j <= i): for
+// Sq != Sk as an explicit top-left boolean mask, for Sq == Sk (where both alignments agree) as is_causal.
+AttentionMask top_left_causal(const Tensor& q, const Tensor& k, bool causal) {
+  if (!causal || q.dim() < 2 || k.dim() < 2 || q.shape()[q.dim() - 2] == k.shape()[k.dim() - 2]) return {};
+  return AttentionMask::boolean(causal_mask(q.shape()[q.dim() - 2], k.shape()[k.dim() - 2], CausalAlignment::top_left));
+}
+
+}  // namespace
+
+// ---- scores = q kᵀ · scale (+ mask),  P = softmax(scores),  y = P v ----
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
+  const AttentionMask mask = top_left_causal(q, k, causal);
+  return scaled_dot_product_attention(q, k, v, mask, causal && mask.empty());
+}
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
+                                    bool is_causal, std::optional<double> scale_) {
   const AttentionShape s = check_attention("scaled_dot_product_attention", q, k, v);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s.dh));
+  const double scale = scale_ ? *scale_ : 1.0 / std::sqrt(static_cast<double>(s.dh));
   Shape p_shape = q.shape(), y_shape = q.shape();
   p_shape.back() = s.sk;
   y_shape.back() = s.dv;
+  // Without a mask (or causal with Sq == Sk) the plain row softmax; otherwise the mask as one additive
+  // bias (0 visible, −∞ masked) of P's shape.
+  const bool plain = attn_mask.empty() && (!is_causal || s.sq == s.sk);
+  const Array bias = plain ? Array() : kernels::attention_bias("scaled_dot_product_attention", attn_mask, is_causal, p_shape);
   Array probs = Array::from_shape(p_shape);  // P, the one thing the backward needs besides q, k, v
   Array y = Array::from_shape(y_shape);
   for (std::size_t b = 0; b < s.batch; ++b) {
     double* p = probs.data() + b * s.sq * s.sk;
     blas::gemm({q.value().data() + b * s.sq * s.dh, s.sq, s.dh}, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh},
                true, p, 0.0);  // q kᵀ: (Sq, Dh) @ (Sk, Dh)ᵀ
-    kernels::softmax_rows(p, s.sq, s.sk, scale, causal);  // each row: softmax(scale · row), masked keys 0
+    if (plain)
+      kernels::softmax_rows(p, s.sq, s.sk, scale, is_causal);  // each row: softmax(scale · row), masked keys 0
+    else
+      kernels::masked_softmax_rows(p, s.sq, s.sk, scale, bias.data() + b * s.sq * s.sk);  // fully masked rows: 0
     blas::gemm({p, s.sq, s.sk}, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, false,
                y.data() + b * s.sq * s.dv, 0.0);  // P v: (Sq, Sk) @ (Sk, Dv)
   }
   return record("scaled_dot_product_attention", {q, k, v}, std::move(y),
-                [probs = std::move(probs)](const Array& dy, const TapeEntry& e) {
-                  scaled_dot_product_attention_backward(dy, e.inputs[0], e.inputs[1], e.inputs[2], probs);
+                [probs = std::move(probs), scale](const Array& dy, const TapeEntry& e) {
+                  scaled_dot_product_attention_backward(dy, e.inputs[0], e.inputs[1], e.inputs[2], probs, scale);
                 });
 }
 
-// Per batch index, with P the saved probabilities and c = 1/√Dh:
+// Per batch index, with P the saved probabilities and c the scale (default 1/√Dh):
 //   dv = Pᵀ dy                                 (y = P v)
 //   dP = dy vᵀ
-//   dS = P ⊙ (dP − rowsum(dP ⊙ P))             (softmax's backward, row by row; masked keys have P = 0, so dS = 0)
+//   dS = P ⊙ (dP − rowsum(dP ⊙ P))             (softmax's backward, row by row; masked keys have P = 0, so dS = 0;
+//                                               a fully masked row has P = 0 throughout: no gradient at all)
 //   dq = c · dS k,   dk = c · dSᵀ q            (S = c · q kᵀ)
 TAPEGRAD_BACKWARD void scaled_dot_product_attention_backward(const Array& dy, const Tensor& q, const Tensor& k,
-                                                             const Tensor& v, const Array& probs) {
+                                                             const Tensor& v, const Array& probs, double scale) {
   const AttentionShape s = check_attention("scaled_dot_product_attention", q, k, v);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s.dh));
   const bool need_dv = v.requires_grad(), need_scores = q.requires_grad() || k.requires_grad();
   Array dq = need_scores ? Array::from_shape(q.shape()) : Array();
   Array dk = need_scores ? Array::from_shape(k.shape()) : Array();
@@ -145,15 +169,33 @@ namespace composed {
 
 // Step by step as the formula reads; each step its own tape entry.
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
+  const AttentionMask mask = top_left_causal(q, k, causal);
+  return composed::scaled_dot_product_attention(q, k, v, mask, causal && mask.empty());
+}
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
+                                    bool is_causal, std::optional<double> scale) {
   const AttentionShape s = check_attention("composed::scaled_dot_product_attention", q, k, v);
-  Tensor scores = mul(batched_matmul(q, transpose(k, -2, -1)), 1.0 / std::sqrt(static_cast<double>(s.dh)));
-  if (causal) {
-    Array mask = xt::zeros<double>({s.sq, s.sk});  // 0 where query i may look, −∞ where it may not (key j > i)
-    for (std::size_t i = 0; i < s.sq; ++i)
-      for (std::size_t j = i + 1; j < s.sk; ++j) mask(i, j) = -std::numeric_limits<double>::infinity();
-    scores = add(scores, Tensor(std::move(mask), false, "causal_mask"));
+  const double c = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(s.dh));
+  Tensor scores = mul(batched_matmul(q, transpose(k, -2, -1)), c);
+  // The mask as 0 where query i may look and −∞ where it may not (PyTorch's masked_fill(-inf)).
+  Array bias = kernels::attention_bias("composed::scaled_dot_product_attention", attn_mask, is_causal, scores.shape());
+  if (bias.size() == 0) return batched_matmul(softmax(scores, -1), v);
+  // A row masked everywhere would be softmax(−∞, ..., −∞) = NaN (PyTorch's answer). tapegrad's answer is
+  // zeros: such rows get bias 0 (a finite softmax) and their probabilities are multiplied by 0 afterwards.
+  Array keep = xt::ones<double>(scores.shape());
+  bool any_empty_row = false;
+  for (std::size_t row = 0; row < bias.size() / s.sk; ++row) {
+    double* b = bias.data() + row * s.sk;
+    if (std::all_of(b, b + s.sk, [](double x) { return x == -std::numeric_limits<double>::infinity(); })) {
+      std::fill(b, b + s.sk, 0.0);
+      std::fill(keep.data() + row * s.sk, keep.data() + (row + 1) * s.sk, 0.0);
+      any_empty_row = true;
+    }
   }
-  return batched_matmul(softmax(scores, -1), v);
+  Tensor probs = softmax(add(scores, Tensor(std::move(bias), false, "attn_mask")), -1);
+  if (any_empty_row) probs = mul(probs, Tensor(std::move(keep), false, "rows_with_a_key"));
+  return batched_matmul(probs, v);
 }
 
 }  // namespace composed
