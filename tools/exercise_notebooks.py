@@ -12,7 +12,6 @@ after editing an exercise file or the table, run this again (the test exercise.n
 notebooks/exercise_layer_norm.ipynb (exercises 2 and 3) is written by hand and not touched.
 """
 
-import json
 import os
 import re
 import sys
@@ -21,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "exercises"))
 from exercise_cells import split_definitions  # noqa: E402
 from exercise_table import exercises  # noqa: E402  (exercises/table.tsv)
+from notebooks import code_cell, markdown_cell, text_of  # noqa: E402  (the notebook file format, shared)
 
 EXERCISES = {e.name: e for e in exercises()}
 HAND_WRITTEN = {"exercise_layer_norm"}
@@ -56,18 +56,7 @@ exercises are files in `exercises/` (`scripts/exercise.sh check <name>`); LayerN
 an exercise's functions: definitions only, one cell of them, run before the functions that use them."""
 
 
-def lines(text):
-    parts = text.split("\n")
-    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-
-
-def markdown(text):
-    return {"cell_type": "markdown", "metadata": {}, "source": lines(text)}
-
-
-def code(text, tags=None):
-    return {"cell_type": "code", "execution_count": None, "metadata": {"tags": tags} if tags else {},
-            "outputs": [], "source": lines(text)}
+markdown, code = markdown_cell, code_cell
 
 
 def exercise_file(name):
@@ -142,15 +131,7 @@ def notebook(group):
             cells.append(code(call))
     cells.append(markdown("## Next\n\nThe report's last line, `result: pass` or `result: fail diagnosis=<id>`, is what "
                           "`scripts/exercise.sh check` prints too."))
-    return {"cells": cells,
-            "metadata": {"kernelspec": {"display_name": "C++17", "language": "C++17", "name": "xcpp17"},
-                         "language_info": {"codemirror_mode": "text/x-c++src", "file_extension": ".cpp",
-                                           "mimetype": "text/x-c++src", "name": "c++", "version": "17"}},
-            "nbformat": 4, "nbformat_minor": 5}
-
-
-def text_of(nb):
-    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    return cells
 
 
 def main():
@@ -166,7 +147,7 @@ def main():
     stale = []
     for group in groups():
         path = os.path.join(ROOT, "notebooks", group + ".ipynb")
-        want = text_of(notebook(group))
+        want = text_of(notebook(group), nbformat_minor=5)
         have = open(path, encoding="utf-8").read() if os.path.exists(path) else None
         if check:
             if have != want:

@@ -113,8 +113,24 @@ def chinese_code(cell, where):
 
 
 def lines_of(text):
+    """A cell's text as .ipynb stores it: its lines, each with its newline but the last."""
     parts = text.split("\n")
     return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def markdown_cell(text):
+    return {"cell_type": "markdown", "metadata": {}, "source": lines_of(text)}
+
+
+def code_cell(text, tags=None):
+    return {"cell_type": "code", "execution_count": None, "metadata": {"tags": tags} if tags else {},
+            "outputs": [], "source": lines_of(text)}
+
+
+def text_of(cells, nbformat_minor=4):
+    """The notebook file of these cells, as every committed notebook is written (tools/exercise_notebooks.py too)."""
+    nb = {"cells": cells, "metadata": METADATA, "nbformat": 4, "nbformat_minor": nbformat_minor}
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
 def notebook(cells, language, where):
@@ -124,14 +140,10 @@ def notebook(cells, language, where):
             text = cell["en"] if language == "en" else cell["zh"]
             if text is None:
                 raise SourceError(f"{where}:{cell['line']}: this prose cell has no <!-- zh --> translation")
-            out.append({"cell_type": "markdown", "metadata": {}, "source": lines_of(text)})
+            out.append(markdown_cell(text))
         else:
-            code = cell["text"] if language == "en" else chinese_code(cell, where)
-            metadata = {"tags": cell["tags"]} if cell["tags"] else {}
-            out.append({"cell_type": "code", "execution_count": None, "metadata": metadata, "outputs": [],
-                        "source": lines_of(code)})
-    return json.dumps({"cells": out, "metadata": METADATA, "nbformat": 4, "nbformat_minor": 4}, indent=1,
-                      ensure_ascii=False) + "\n"
+            out.append(code_cell(cell["text"] if language == "en" else chinese_code(cell, where), cell["tags"]))
+    return text_of(out)
 
 
 def untranslated(cells):

@@ -6,7 +6,7 @@
      each code cell equal once the Chinese cell's prose strings are put back and its paths made one folder
      shallower; every prose cell has both languages.
   3. The generator's own rules on a small source: the zh prose and strings land, a prose cell without its Chinese
-     writes no Chinese notebook and is named by --check's untranslated count, a string that is not in its cell is
+     writes no Chinese notebook, a string that is not in its cell is
      refused with the line, a notebook edited by hand is reported stale.
 """
 

@@ -29,8 +29,6 @@ class Fixture {
     REQUIRE(fs::is_directory(dir_));
   }
 
-  bool has(const std::string& stem) const { return fs::is_regular_file(dir_ / (stem + ".npy")); }
-
   Array load(const std::string& stem) const {
     const fs::path path = dir_ / (stem + ".npy");
     INFO("fixture file " << path.string());
