@@ -53,7 +53,8 @@ function(add_recipe_tests debugger ext doc)
 endfunction()
 
 add_recipe_tests(gdb gdb ${PROJECT_SOURCE_DIR}/tools/gdb/README.md
-                 --gdb "${TAPEGRAD_GDB}" --optional-doc ${PROJECT_SOURCE_DIR}/README.md)
+                 --gdb "${TAPEGRAD_GDB}" --optional-doc ${PROJECT_SOURCE_DIR}/README.md
+                 --optional-doc ${PROJECT_SOURCE_DIR}/README.zh-CN.md)
 
 # The examples run to completion and print what they computed; those that
 # check something (gradcheck, fused vs by hand, loss going down) exit non-zero

@@ -31,10 +31,14 @@ foreach(_fixture IN LISTS _doc_fixtures)
   set_tests_properties(docs.catches_${_kind} PROPERTIES LABELS docs TIMEOUT 300)
 endforeach()
 
-# The README's tour ("Read the code in this order") names files and functions that exist.
+# The README's tour ("Read the code in this order") names files and functions that exist; so does README.zh-CN.md's.
 add_test(NAME docs.readme_tour COMMAND ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/tour_test.py
                                        --source-dir ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.readme_tour PROPERTIES LABELS docs FAIL_REGULAR_EXPRESSION "FAIL")
+add_test(NAME docs.readme_tour_zh COMMAND ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/tour_test.py
+                                          --source-dir ${PROJECT_SOURCE_DIR} --readme README.zh-CN.md
+                                          --section 按这个顺序读代码)
+set_tests_properties(docs.readme_tour_zh PROPERTIES LABELS docs FAIL_REGULAR_EXPRESSION "FAIL")
 
 # The doc test after the quick start's first command has written results/ into the checkout (once, twice),
 # in a git checkout and in a plain copy: output folders are never taken for source.
@@ -51,3 +55,11 @@ endif()
 add_test(NAME docs.times COMMAND ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/times_test.py
                                  --source-dir ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.times PROPERTIES LABELS docs PASS_REGULAR_EXPRESSION "PASS: times" FAIL_REGULAR_EXPRESSION "FAIL:")
+
+# The README stays short (the developers' guide: at most 150 lines; history goes to CHANGELOG.md), in both languages.
+foreach(_readme README.md README.zh-CN.md)
+  add_test(NAME docs.length_${_readme}
+           COMMAND ${TAPEGRAD_DOC_PYTHON} -c "import sys; n = len(open(sys.argv[1], encoding='utf-8').read().splitlines()); print(f'{sys.argv[1]}: {n} lines (at most 150)'); sys.exit(n > 150)"
+                   ${PROJECT_SOURCE_DIR}/${_readme})
+  set_tests_properties(docs.length_${_readme} PROPERTIES LABELS docs)
+endforeach()

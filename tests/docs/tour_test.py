@@ -4,7 +4,8 @@ first (in backticks), which must exist, then the functions and types to look at 
 each of which must appear in that file (or in a file under that folder) as a definition-like word:
 `name(`, `name {`, `struct name`, `class name` or `name::`.
 
-  tour_test.py --source-dir S [--readme README.md]     (exit 0: accurate; 1: what is wrong)
+  tour_test.py --source-dir S [--readme README.md] [--section TITLE]     (exit 0: accurate; 1: what is wrong)
+  (README.zh-CN.md's tour is under "## 按这个顺序读代码": --section 按这个顺序读代码)
 """
 import argparse
 import os
@@ -12,11 +13,11 @@ import re
 import sys
 
 
-def tour_lines(readme):
+def tour_lines(readme, title):
     text = open(readme, encoding="utf-8").read()
-    start = text.find("## Read the code in this order")
+    start = text.find("## " + title)
     if start < 0:
-        sys.exit(f"FAIL {readme}: no section '## Read the code in this order'")
+        sys.exit(f"FAIL {readme}: no section '## {title}'")
     section = text[start:text.find("\n## ", start + 1)]
     return [(line, re.findall(r"`([^`]+)`", line)) for line in section.splitlines() if re.match(r"\d+\. ", line)]
 
@@ -37,9 +38,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--readme", default="README.md")
+    ap.add_argument("--section", default="Read the code in this order")
     args = ap.parse_args()
     readme = os.path.join(args.source_dir, args.readme)
-    lines = tour_lines(readme)
+    lines = tour_lines(readme, args.section)
     problems = []
     if len(lines) < 5:
         problems.append(f"the tour has {len(lines)} steps; expected a tour")
