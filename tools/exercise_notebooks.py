@@ -110,7 +110,7 @@ def notebook(group):
                   "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/exercise.hpp>\n\n"
                   "namespace ex = tapegrad::exercise;\n\n" + "\n".join(usings)),
              markdown('The report\'s language: `"en"` or `"zh"` (中文). 报告的语言：`"en"` 或 `"zh"`。'),
-             code('std::string lang = "en";  // "zh": 中文报告', ["parameters"])]
+             code('std::string lang = "en";  // en, or zh for 中文', ["parameters"])]
     for name in names:
         path = exercise_file(name)
         cells.append(markdown(statement(path)))

@@ -13,6 +13,10 @@ Checks, per notebook:
   * "displays" in expectations.json: the cell whose source is `cell` (or contains
     `cell_contains`) shows a rich
     output of that mime type containing `contains` (the Tensor's HTML table, the plot's PNG).
+A Chinese notebook (notebooks/zh/NAME) is checked against NAME's expectations (its code is NAME's,
+tests/notebooks/notebook_sources_test.py says so, and the labels those check stay English) plus those
+of the key "zh/NAME", which must exist and hold at least one substring: the Chinese it prints. With
+"inherit": false in "zh/NAME", that entry alone (a notebook whose checked output is all Chinese).
 
 Usage (by /usr/bin/python3, whose Jupyter packages are Debian's):
   run_notebook.py NB.ipynb [...] --kernelspecs BUILD/share/jupyter [--lib-dir BUILD]
@@ -106,11 +110,42 @@ def execute(nb, nb_dir, args):
     return nb
 
 
+def expectations_for(name, expectations):
+    """NAME's entry; for "zh/NAME", NAME's entry with the lists of "zh/NAME" added (None if either is missing)."""
+    if not name.startswith("zh/"):
+        return expectations.get(name)
+    english, chinese = expectations.get(name[len("zh/"):]), expectations.get(name)
+    if chinese is None or not chinese.get("substrings"):
+        return None
+    if not chinese.get("inherit", True):  # the notebook prints its checked text in Chinese too
+        return chinese
+    if english is None:
+        return None
+    merged = {key: list(value) if isinstance(value, list) else dict(value) for key, value in english.items()}
+    for key, value in chinese.items():
+        if key == "inherit":
+            continue
+        if isinstance(value, list):
+            merged[key] = merged.get(key, []) + value
+        else:
+            merged[key] = value
+    return merged
+
+
+def notebook_name(path):
+    """The key in expectations.json: the file name, "zh/" before it for notebooks/zh/."""
+    name = os.path.basename(path)
+    parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return "zh/" + name if parent == "zh" else name
+
+
 def check(name, nb, expectations):
     failures = []
-    exp = expectations.get(name)
+    exp = expectations_for(name, expectations)
     if exp is None:
-        failures.append(("expectation", "no expectations for %s in the expectations file" % name))
+        failures.append(("expectation", "no expectations for %s in the expectations file%s" % (
+            name, " (a zh/ notebook needs its English one's and its own, with a Chinese substring)"
+            if name.startswith("zh/") else "")))
         exp = {}
     expected_errors = {int(k): v for k, v in exp.get("errors", {}).items()}
     texts = []
@@ -160,7 +195,7 @@ def check(name, nb, expectations):
 
 
 def run_one(path, args, expectations):
-    name = os.path.basename(path)
+    name = notebook_name(path)
     nb_dir = os.path.dirname(os.path.abspath(path))
     with open(path, encoding="utf-8") as f:
         nb = json.load(f)
@@ -215,7 +250,7 @@ def main():
     status = 0
     for path in args.notebooks:
         failures, seconds = run_one(path, args, expectations)
-        name = os.path.basename(path)
+        name = notebook_name(path)
         reasons = {r for r, _ in failures}
         if args.expect_failure:
             if reasons == {args.expect_failure}:

@@ -17,7 +17,7 @@ set(_nb_dir ${CMAKE_CURRENT_LIST_DIR})
 # new notebook is checked without re-configuring), and on a fixture that breaks it.
 if(TAPEGRAD_JUPYTER_PYTHON)
   add_test(NAME notebook.cling_rule
-           COMMAND sh -c "exec \"$0\" \"$1\" \"$2\"/*.ipynb" ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/cling_rule.py
+           COMMAND sh -c "exec \"$0\" \"$1\" \"$2\"/*.ipynb \"$2\"/zh/*.ipynb" ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/cling_rule.py
                    ${PROJECT_SOURCE_DIR}/notebooks)
   add_test(NAME notebook.cling_rule_catches_violation
            COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/cling_rule.py --expect-violation ${_nb_dir}/broken_cling_rule.ipynb)
@@ -49,6 +49,17 @@ foreach(_nb IN LISTS _notebooks)
   add_test(NAME notebook.${_name} COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_runner} ${_nb} ${_nb_args})
   set_tests_properties(notebook.${_name} PROPERTIES LABELS notebook TIMEOUT 900 ENVIRONMENT "${_nb_env}")
 endforeach()
+
+# The Chinese lessons (notebooks/zh/, from the same sources): their code cells are the English ones' (notebook.sources
+# checks that), so one build type runs them; the Release pass skips them.
+if(NOT CMAKE_BUILD_TYPE STREQUAL "Release")
+  file(GLOB _notebooks_zh CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/notebooks/zh/*.ipynb)
+  foreach(_nb IN LISTS _notebooks_zh)
+    get_filename_component(_name ${_nb} NAME_WE)
+    add_test(NAME notebook.zh.${_name} COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_runner} ${_nb} ${_nb_args})
+    set_tests_properties(notebook.zh.${_name} PROPERTIES LABELS notebook TIMEOUT 900 ENVIRONMENT "${_nb_env}")
+  endforeach()
+endif()
 
 # The runner must fail for the right reason on each broken notebook (and only that one).
 foreach(_reason compile exception expectation)
