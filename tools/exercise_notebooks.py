@@ -9,7 +9,11 @@ after editing an exercise file or the table, run this again (the test exercise.n
   tools/exercise_notebooks.py            write the notebooks
   tools/exercise_notebooks.py --check    exit 1, naming them, if a committed notebook differs
 
-notebooks/exercise_layer_norm.ipynb (exercises 2 and 3) is written by hand and not touched.
+Each notebook also in Chinese, notebooks/zh/exercise_<group>.ipynb: the same cells, its title, introduction and
+setup text in Chinese, the report in Chinese (lang = "zh"), the paths one folder deeper. The statements are the
+exercise files' own, which give each line in both languages.
+
+notebooks/exercise_layer_norm.ipynb (exercises 2 and 3) has its own source (notebooks/source/, tools/notebooks.py).
 """
 
 import os
@@ -24,11 +28,11 @@ from notebooks import code_cell, markdown_cell, text_of  # noqa: E402  (the note
 
 EXERCISES = {e.name: e for e in exercises()}
 HAND_WRITTEN = {"exercise_layer_norm"}
-TITLES = {
-    "exercise_residual_and_norms": "The residual, RMSNorm and BatchNorm by hand (手撕残差、RMSNorm 和 BatchNorm)",
-    "exercise_ffn_and_blocks": "The FFN and the Add & Norm, Post-Norm and Pre-Norm blocks by hand "
-                               "(手撕 FFN 与 Add & Norm、Post-Norm、Pre-Norm 块)",
-    "exercise_softmax_attention_adam": "Softmax, attention and Adam by hand (手撕 softmax、注意力和 Adam)",
+TITLES = {  # (English, 中文)
+    "exercise_residual_and_norms": ("The residual, RMSNorm and BatchNorm by hand", "手撕残差、RMSNorm 和 BatchNorm"),
+    "exercise_ffn_and_blocks": ("The FFN and the Add & Norm, Post-Norm and Pre-Norm blocks by hand",
+                                "手撕 FFN 与 Add & Norm、Post-Norm、Pre-Norm 块"),
+    "exercise_softmax_attention_adam": ("Softmax, attention and Adam by hand", "手撕 softmax、注意力和 Adam"),
 }
 
 
@@ -45,7 +49,8 @@ def groups():
     return out
 
 
-INTRO = """Write each forward and backward yourself, on plain arrays, and let the grader tell you whether they are
+# The prose of a notebook, per language: (English, 中文).
+INTRO = ("""Write each forward and backward yourself, on plain arrays, and let the grader tell you whether they are
 right and, if not, **which mistake** you made. 自己写前向和反向，检查器会告诉你对不对；不对的话，告诉你**犯了哪个错误**。
 
 Fill in an exercise cell (replace the `throw`), run it, then run the check cell below it: a table of the cases
@@ -53,7 +58,24 @@ Fill in an exercise cell (replace the `throw`), run it, then run the check cell 
 endless loop is reported and the notebook lives on. Fix, re-run your cell, re-run the check. The same
 exercises are files in `exercises/` (`scripts/exercise.sh check <name>`); LayerNorm has its own notebook,
 `exercise_layer_norm.ipynb`. Helpers of your own (an activation, a matrix product) go in the helpers cell above
-an exercise's functions: definitions only, one cell of them, run before the functions that use them."""
+an exercise's functions: definitions only, one cell of them, run before the functions that use them.""",
+         """自己在普通数组上写每个前向和反向，检查器会告诉你对不对；不对的话，告诉你**犯了哪个错误**。
+
+填好一个练习单元格（把 `throw` 换掉），运行它，再运行它下面的检查单元格：你会看到一张测试用例表（绿色通过，红色未通过），
+以及带提示的诊断。你的代码在子进程里运行，所以崩溃或死循环都会被报告出来，notebook 不受影响。改好后，重新运行你的单元格，
+再重新运行检查。同样的练习也是 `exercises/` 里的文件（`scripts/exercise.sh check <name> --lang zh`）；LayerNorm 有自己的
+notebook：`exercise_layer_norm.ipynb`。你自己的辅助函数（一个激活函数、一个矩阵乘法）放在练习函数上方的辅助函数单元格里：
+只写定义，放在一个单元格里，并在用到它们的函数之前运行。""")
+SETUP = ("## Setup\n\nThe pragmas point the interpreter at tapegrad's headers and library (paths relative to `notebooks/`).",
+         "## 准备\n\n这些 pragma 告诉解释器 tapegrad 的头文件和库在哪里（路径相对于 `notebooks/zh/`）。")
+LANGUAGE = ('The report\'s language: `"en"` or `"zh"` (中文). 报告的语言：`"en"` 或 `"zh"`。',
+            '报告的语言：`"zh"`（中文）或 `"en"`（英文）。')
+HEADING = ("# Exercises: ", "# 练习：")
+NEXT = ("## Next\n\nThe report's last line, `result: pass` or `result: fail diagnosis=<id>`, is what "
+        "`scripts/exercise.sh check` prints too.",
+        "## 接下来\n\n报告的最后一行 `result: pass` 或 `result: fail diagnosis=<id>` 和 `scripts/exercise.sh check` "
+        "打印的一样。")
+LANGUAGES = {"en": 0, "zh": 1}
 
 
 markdown, code = markdown_cell, code_cell
@@ -90,8 +112,11 @@ def check_calls(name):
     return ["ex::" + c[:-2] + "{lang})" for c in calls]
 
 
-def notebook(group):
-    title, names = TITLES[group], groups()[group]
+def notebook(group, lang="en"):
+    """The cells of notebooks/exercise_<group>.ipynb ("en") or notebooks/zh/exercise_<group>.ipynb ("zh")."""
+    at, names = LANGUAGES[lang], groups()[group]
+    title = TITLES[group][at] if lang == "zh" else "%s (%s)" % TITLES[group]
+    up = "../../" if lang == "zh" else "../"
     # The files' `using` lines (tapegrad::Array, the gradients' structs), once, in the setup cell.
     usings = []
     for name in names:
@@ -101,16 +126,15 @@ def notebook(group):
             with open(exercise_file(earlier), encoding="utf-8") as f:
                 text = f.read() + text
         usings += [u for u in re.findall(r"^using [\w:]+;$", text, re.M) if u not in usings]
-    cells = [markdown("# Exercises: " + title + "\n\n" + INTRO),
-             markdown("## Setup\n\nThe pragmas point the interpreter at tapegrad's headers and library (paths relative "
-                      "to `notebooks/`)."),
-             code('#pragma cling add_include_path("../include")\n#pragma cling add_library_path("../build")\n'
-                  '#pragma cling load("libopenblas")\n#pragma cling load("libtapegrad")'),
+    cells = [markdown(HEADING[at] + title + "\n\n" + INTRO[at]),
+             markdown(SETUP[at]),
+             code('#pragma cling add_include_path("%sinclude")\n#pragma cling add_library_path("%sbuild")\n'
+                  '#pragma cling load("libopenblas")\n#pragma cling load("libtapegrad")' % (up, up)),
              code("#include <cmath>\n#include <iostream>\n#include <string>\n#include <vector>\n\n"
                   "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/exercise.hpp>\n\n"
                   "namespace ex = tapegrad::exercise;\n\n" + "\n".join(usings)),
-             markdown('The report\'s language: `"en"` or `"zh"` (中文). 报告的语言：`"en"` 或 `"zh"`。'),
-             code('std::string lang = "en";  // en, or zh for 中文', ["parameters"])]
+             markdown(LANGUAGE[at]),
+             code('std::string lang = "%s";  // en, or zh for 中文' % lang, ["parameters"])]
     for name in names:
         path = exercise_file(name)
         cells.append(markdown(statement(path)))
@@ -129,8 +153,7 @@ def notebook(group):
             cells.append(code(definition, ["exercise:" + function]))
         for call in check_calls(name):
             cells.append(code(call))
-    cells.append(markdown("## Next\n\nThe report's last line, `result: pass` or `result: fail diagnosis=<id>`, is what "
-                          "`scripts/exercise.sh check` prints too."))
+    cells.append(markdown(NEXT[at]))
     return cells
 
 
@@ -145,9 +168,9 @@ def main():
         return 2
     check = "--check" in args
     stale = []
-    for group in groups():
-        path = os.path.join(ROOT, "notebooks", group + ".ipynb")
-        want = text_of(notebook(group), nbformat_minor=5)
+    for group, lang in [(g, lang) for g in groups() for lang in LANGUAGES]:
+        path = os.path.join(ROOT, "notebooks", *(["zh"] if lang == "zh" else []), group + ".ipynb")
+        want = text_of(notebook(group, lang), nbformat_minor=5)
         have = open(path, encoding="utf-8").read() if os.path.exists(path) else None
         if check:
             if have != want:
