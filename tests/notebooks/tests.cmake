@@ -107,6 +107,7 @@ set_tests_properties(notebook.browser PROPERTIES LABELS notebook TIMEOUT 900 ENV
 # The README's third command: scripts/notebook.sh starts Jupyter Notebook with the kernel
 # (--check: the server lists xcpp17, then stops; the build is this one, already done).
 add_test(NAME notebook.script COMMAND ${PROJECT_SOURCE_DIR}/scripts/notebook.sh --check)
+# And scripts/notebook.sh --lang zh serves the Chinese lessons (notebooks/zh/).
 add_test(NAME notebook.script_zh COMMAND ${PROJECT_SOURCE_DIR}/scripts/notebook.sh --lang zh --check)
 set_tests_properties(notebook.script notebook.script_zh PROPERTIES LABELS notebook TIMEOUT 300
                      ENVIRONMENT "TAPEGRAD_BUILD_DIR=${PROJECT_BINARY_DIR};TAPEGRAD_NOTEBOOK_SKIP_BUILD=1")
