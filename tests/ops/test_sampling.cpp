@@ -39,16 +39,15 @@ Array softmax_of(const Array& z) {
 
 std::size_t kept(const Array& p) { return static_cast<std::size_t>(xt::sum(xt::not_equal(p, 0.0))()); }
 
-// P(χ² > x) for a chi-square distribution with an even number of degrees of freedom df:
-// exp(−x/2) Σ_{i < df/2} (x/2)^i / i!  (closed form for even df).
+// P(χ² > x) for a chi-square distribution with df degrees of freedom: 1 − P(df/2, x/2), P the regularized
+// lower incomplete gamma function by its series x^s e^−x / Γ(s + 1) · Σ_n x^n / ((s + 1)···(s + n)).
+// Past x/2 = 300 the tail is below 1e-100 for any df used here: 0.
 double chi_square_tail(double x, std::size_t df) {
-  REQUIRE(df % 2 == 0);
-  double term = 1.0, total = 0.0;
-  for (std::size_t i = 0; i < df / 2; ++i) {
-    total += term;
-    term *= x / 2.0 / static_cast<double>(i + 1);
-  }
-  return std::exp(-x / 2.0) * total;
+  const double s = static_cast<double>(df) / 2.0, h = x / 2.0;
+  if (h > 300.0) return 0.0;
+  double term = 1.0, series = 1.0;
+  for (int n = 1; n < 2000 && term > 1e-17 * series; ++n) series += term *= h / (s + n);
+  return 1.0 - std::exp(s * std::log(h) - h - std::lgamma(s + 1.0)) * series;
 }
 
 }  // namespace
@@ -163,9 +162,17 @@ TEST_CASE("sampling: top_p keeps the smallest set reaching p, the crossing token
 TEST_CASE("sampling: 20000 seeded draws follow sampling_probabilities (chi-square)", "[ops][sampling][statistics]") {
   // Pearson's statistic Σ (observed − N p)² / (N p) over the tokens with mass has, for N draws from p,
   // a chi-square distribution with (tokens with mass − 1) degrees of freedom. We require its tail
-  // probability above 1e-6: for df = 6 that is χ² < 38.26, for df = 4 χ² < 33.38. A correct sampler
+  // probability above 1e-6: for df = 6 (the first case) that is χ² < 38.26, for df = 4 (the second,
+  // 5 tokens kept) χ² < 33.38. A correct sampler
   // fails this once in a million seeds (and the seed is fixed); a sampler off by one index, or drawing
   // from the wrong distribution, gives χ² in the hundreds or thousands.
+  // The tail function itself, against closed forms: df = 2 is exp(−x/2); df = 6, 4 at the bounds above are 1e-6;
+  // df = 1 at 1.96² is the two-sided normal tail 0.05.
+  CHECK(chi_square_tail(4.0, 2) == Approx(std::exp(-2.0)).epsilon(1e-12));
+  CHECK(chi_square_tail(38.2583, 6) == Approx(1e-6).epsilon(1e-4));
+  CHECK(chi_square_tail(33.3768, 4) == Approx(1e-6).epsilon(1e-4));
+  CHECK(chi_square_tail(1.959964 * 1.959964, 1) == Approx(0.05).epsilon(1e-5));
+
   const Tensor z = logits_of({1.2, -0.4, 0.3, minus_inf, 2.0, 0.0, -1.5, 0.8});
   SamplingOptions tempered;
   tempered.temperature = 0.8;
@@ -176,6 +183,7 @@ TEST_CASE("sampling: 20000 seeded draws follow sampling_probabilities (chi-squar
     INFO("temperature " << options.temperature << ", top_k " << options.top_k << ", top_p " << options.top_p);
     const Array p = sampling_probabilities(z, options);
     const std::size_t n = 20000, df = kept(p) - 1;
+    CHECK(df == (options.top_k == 0 ? 6u : 4u));
     Generator gen(2026);
     std::vector<double> observed(p.size(), 0.0);
     for (std::size_t i = 0; i < n; ++i) observed.at(static_cast<std::size_t>(sample(z, options, gen))) += 1.0;
