@@ -18,10 +18,10 @@ Files per case: x.npy, positions.npy (float64 whole numbers), base.npy (one numb
 upstream gradient), y.npy, dx.npy (dL/dx for L = sum(y * dy), by torch autograd).
 """
 import os
-import shutil
 
-import numpy as np
 import torch
+
+from fixture_case_dir import write_case_dir
 
 torch.manual_seed(20261204)
 
@@ -66,20 +66,9 @@ def write_case(name, rope):
     positions = torch.arange(OFFSET, OFFSET + S)
     y = rope(x, positions)
     y.backward(dy)
-    out = os.path.join(OUT, name)
-    shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(out)
     arrays = {"x": x.detach(), "positions": positions.to(torch.float64), "base": torch.tensor([BASE]),
               "dy": dy, "y": y.detach(), "dx": x.grad}
-    for stem, t in arrays.items():
-        np.save(os.path.join(out, stem + ".npy"), t.numpy().astype(np.float64))
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("# %s: PyTorch reference for tapegrad::rotary_embedding\n\n" % name)
-        f.write("Written by `tools/llm_rope_fixtures.py` (its docstring says what each file holds). Regenerate,\n"
-                "from the repository root, with Debian's python3-torch (torch %s, numpy %s):\n\n"
-                "    /usr/bin/python3 tools/llm_rope_fixtures.py\n\n"
-                "Deterministic (fixed seed, float64, CPU): rerunning reproduces these files.\n"
-                % (torch.__version__, np.__version__))
+    write_case_dir(OUT, name, arrays, "tapegrad::rotary_embedding", "llm_rope_fixtures.py")
 
 
 def main():

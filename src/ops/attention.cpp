@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../argument_check.hpp"
 #include "../autograd/kernel_switch.hpp"
 #include "attention_kernel.hpp"
 #include "blas.hpp"
@@ -46,6 +47,16 @@ AttentionShape check_attention(const std::string& op, const Tensor& q, const Ten
   return {batch, qs[nd - 2], ks[nd - 2], qs[nd - 1], vs[nd - 1]};
 }
 
+// The factor of the scores q kᵀ: the caller's scale, or 1/√Dh. PyTorch takes any scale; a NaN or infinite
+// one would turn every output into NaN without a word, so it is refused here.
+double scores_scale(const std::string& op, const Tensor& q, std::optional<double> scale, std::size_t dh) {
+  if (!scale) return 1.0 / std::sqrt(static_cast<double>(dh));
+  if (!std::isfinite(*scale))
+    throw Error(op + ": invalid scale=" + detail::num(*scale) + " for q " + q.label() +
+                " (expected a finite number; leave it out for 1/√Dh)");
+  return *scale;
+}
+
 }  // namespace
 
 namespace kernels {
@@ -82,7 +93,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
                                     bool is_causal, std::optional<double> scale_) {
   const AttentionShape s = check_attention("scaled_dot_product_attention", q, k, v);
-  const double scale = scale_ ? *scale_ : 1.0 / std::sqrt(static_cast<double>(s.dh));
+  const double scale = scores_scale("scaled_dot_product_attention", q, scale_, s.dh);
   Shape p_shape = q.shape(), y_shape = q.shape();
   p_shape.back() = s.sk;
   y_shape.back() = s.dv;
@@ -176,7 +187,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
                                     bool is_causal, std::optional<double> scale) {
   const AttentionShape s = check_attention("composed::scaled_dot_product_attention", q, k, v);
-  const double c = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(s.dh));
+  const double c = scores_scale("composed::scaled_dot_product_attention", q, scale, s.dh);
   Tensor scores = mul(batched_matmul(q, transpose(k, -2, -1)), c);
   // The mask as 0 where query i may look and −∞ where it may not (PyTorch's masked_fill(-inf)).
   Array bias = kernels::attention_bias("composed::scaled_dot_product_attention", attn_mask, is_causal, scores.shape());

@@ -34,7 +34,9 @@ Row checked_row(const char* op, const Array& logits, std::size_t row, std::size_
                   std::to_string(i) + " (expected finite logits, or -inf for a banned token)");
     any_finite = any_finite || z[i] != minus_inf;
   }
-  if (!any_finite) throw Error(std::string(op) + ": every logit of row " + std::to_string(row) + " is -inf");
+  if (!any_finite)
+    throw Error(std::string(op) + ": every logit of row " + std::to_string(row) +
+                " is -inf (expected at least one finite logit: every token is banned)");
   return z;
 }
 
@@ -93,7 +95,11 @@ Row row_probabilities(Row z, const SamplingOptions& options) {
     p[argmax(z)] = 1.0;
     return p;
   }
-  for (double& v : z) v /= options.temperature;  // on the logits, before any softmax
+  // z / T on the logits, before any softmax, shifted by the largest logit first: (z − max) / T is ≤ 0, so a
+  // tiny T sends the others towards −inf instead of overflowing them all to ±inf (inf − inf = NaN in the
+  // softmax). The shift changes no probability and no top-k or top-p choice.
+  const double largest = z[argmax(z)];
+  for (double& v : z) v = (v - largest) / options.temperature;
   keep_top_k(z, options.top_k);
   keep_top_p(z, options.top_p);
   return softmax_row(z);

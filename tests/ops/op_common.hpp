@@ -68,6 +68,19 @@ inline Array matrix(std::initializer_list<std::initializer_list<double>> rows) {
   return Array(xt::xtensor<double, 2>(rows));
 }
 
+// Attention inputs q (..., Sq, Dh), k (..., Sk, Dh), v (..., Sk, Dv) from randn, each requiring grad
+// (tests/ops/test_attention*.cpp).
+inline std::vector<Tensor> attention_inputs(const Shape& batch, std::size_t sq, std::size_t sk, std::size_t dh,
+                                            std::size_t dv, std::uint64_t seed) {
+  const auto with = [&](std::size_t rows, std::size_t cols) {
+    Shape s = batch;
+    s.push_back(rows);
+    s.push_back(cols);
+    return s;
+  };
+  return {param(with(sq, dh), seed, "q"), param(with(sk, dh), seed + 1, "k"), param(with(sk, dv), seed + 2, "v")};
+}
+
 // A tensor that does not require grad, for forward-value checks (nothing is recorded).
 inline Tensor constant(Array value) { return Tensor(std::move(value)); }
 

@@ -11,18 +11,6 @@ using namespace tapegrad::testing;
 
 namespace {
 
-// q (..., Sq, Dh), k (..., Sk, Dh), v (..., Sk, Dv) from randn.
-Tensors attention_inputs(const Shape& batch, std::size_t sq, std::size_t sk, std::size_t dh, std::size_t dv,
-                         std::uint64_t seed) {
-  const auto with = [&](std::size_t rows, std::size_t cols) {
-    Shape s = batch;
-    s.push_back(rows);
-    s.push_back(cols);
-    return s;
-  };
-  return {param(with(sq, dh), seed, "q"), param(with(sk, dh), seed + 1, "k"), param(with(sk, dv), seed + 2, "v")};
-}
-
 GradcheckFn fused(bool causal) {
   return [causal](const Tensors& t) { return scaled_dot_product_attention(t[0], t[1], t[2], causal); };
 }

@@ -16,7 +16,7 @@
 // The two agree when Sq == Sk.
 //
 // attn_mask (ops/attention_mask.hpp): boolean (1 = may attend) or additive, broadcast over the
-// leading axes of the scores (..., Sq, Sk). scale: default 1/√Dh.
+// leading axes of the scores (..., Sq, Sk). scale: default 1/√Dh; a NaN or infinite scale is an Error.
 // A query whose keys are all masked (a fully masked row) attends to nothing: its output row is 0 and
 // it passes no gradient to q, k or v. (PyTorch gives NaN for such a row: softmax of all −∞.)
 
