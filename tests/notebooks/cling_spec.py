@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""cling's own lit tests as the kernel's specification (issue 45).
+
+  cling_spec.py --kernelspecs BUILD/share/jupyter [--only STEM] [--show]
+
+The cases are data: cling_spec/<Folder>_<Test>.json, one file per cling test (its "cling_source" names
+the file in github.com/root-project/cling that the cells and the expected text come from: the cling
+test's input lines as cells, its `// CHECK` lines and `expected-error` comments as what a cell must show).
+Left out: what needs cling's meta-commands (.L, .x, .rawInput, .undo, .storeState, ...) or its own API.
+
+Each file runs in a fresh kernel, its cases one after the other (as the issue's measurement did). A cell is
+run as Jupyter sends it; its text is its stdout, then its results' text/plain. A cell with
+  "expect": [...]  must succeed and show these texts in this order ({{regex}} as in FileCheck);
+  "error": "..."   must be an error whose message (evalue and traceback) contains this text;
+  "absent": [...]  must not show any of these.
+A case passes if all its cells do. A cell without an answer in CELL_TIMEOUT seconds fails the case, and
+the file goes on in a new kernel.
+
+EXPECTED_FAILURES lists the cases the kernel does not yet pass (by file and name). The test fails if a
+case outside the list fails (a regression) or a listed one passes (take it off the list). It prints a
+tally by kind: the kinds of issue 45 (decl_last_line, preprocessor, poison, namespaces, value_text,
+missing_return) and baseline (what worked already).
+"""
+
+import argparse
+import glob
+import json
+import os
+import queue
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernel_protocol as kp  # noqa: E402  (run, start_kernel)
+
+CELL_TIMEOUT = 60
+
+# (file stem, case name): not yet as in cling. Issue 45 says what each kind needs.
+EXPECTED_FAILURES = {
+    ('CodeUnloading_Classes', 'a float declared as the last line'),
+    ('CodeUnloading_Classes', "a member template's float result"),
+    ('CodeUnloading_DeclShadowing', "a using-declaration of a namespace's string"),
+    ('CodeUnloading_DeclShadowing', 'a variable redeclared with another type, as last lines'),
+    ('CodeUnloading_DeclShadowing', 'a forward declaration, then the definition'),
+    ('CodeUnloading_DeclShadowing', 'overloads in separate cells join'),
+    ('CodeUnloading_DeclShadowing', 'enable_if templates in separate cells join'),
+    ('CodeUnloading_Macros', 'a string literal'),
+    ('ErrorRecovery_SubsequentDecls', 'a call to a declared, undefined function, then its definition'),
+    ('ErrorRecovery_SubsequentDecls', 'an unrelated cell after a link error'),
+    ('ErrorRecovery_SubsequentDecls', 'a vector redefined in one cell (ROOT-7295)'),
+    ('Issue45_missing_return', 'a non-void function without a return'),
+    ('Prompt_BlockComments', 'block comments inside an expression'),
+    ('Prompt_ClashingDecls', 'an unrelated using-directive'),
+    ('Prompt_ClashingDecls', 'a function and then a variable of its name'),
+    ('Prompt_ClashingDecls', 'extern declaration, then its definition (ROOT-5248)'),
+    ('Prompt_Continuation', 'declarators over several lines'),
+    ('Prompt_Continuation', "two declarators, the last line without ';'"),
+    ('Prompt_Continuation', 'a macro over lines giving a string'),
+    ('Prompt_DontWrap', 'a class and its variable as the last line'),
+    ('Prompt_DontWrap', 'a member defined after its class, float result'),
+    ('Prompt_DontWrap', 'static overloads in one cell'),
+    ('Prompt_DontWrap', 'unsigned and long results'),
+    ('Prompt_DontWrap', 'trailing return types'),
+    ('Prompt_DontWrap', 'constructor and destructor in a block'),
+    ('Prompt_DontWrap', 'out-of-line members of a nested class'),
+    ('Prompt_DontWrap', 'references and pointers returned'),
+    ('Prompt_DontWrap', 'long double'),
+    ('Prompt_PreprocessorIf', '#if 1 around an expression'),
+    ('Prompt_PreprocessorIf', '#elif defined(X) then an expression'),
+    ('Prompt_PreprocessorIf', '#ifdef ... #else ... #endif around a declaration'),
+    ('Prompt_Redeclarations', 'two definitions of a variable in one cell'),
+    ('Prompt_Redeclarations', 'two definitions of a class in one cell'),
+    ('Prompt_ValuePrinter_Regression', "a function's name"),
+    ('Prompt_ValuePrinter_Regression', 'a pointer to unreadable memory'),
+    ('Prompt_ValuePrinter_Regression', 'a long double literal'),
+    ('Prompt_ValuePrinter_Regression', 'nullptr'),
+    ('Prompt_ValuePrinter_Regression', 'true and false'),
+    ('Prompt_ValuePrinter_Regression', 'a vector of strings declared as the last line (ROOT-7426)'),
+    ('Prompt_ValuePrinter_Regression', 'an int after all that'),
+    ('Prompt_ValuePrinter_Regression', 'a lambda declared as the last line (ROOT-7837)'),
+    ('Prompt_ValuePrinter_Regression', 'an object with operator& declared as the last line'),
+    ('Prompt_ValuePrinter_Strings', 'a char'),
+    ('Prompt_ValuePrinter_Strings', 'a string literal'),
+    ('Prompt_ValuePrinter_Strings', 'invalid UTF-8 in a string'),
+    ('Prompt_decls', 'out-of-line operators of a class, ::-qualified'),
+    ('Prompt_decls', "a comparison's value"),
+}
+
+
+def pattern_of(text):
+    """A CHECK text as a regex: {{...}} is a regex, the rest literal."""
+    parts = re.split(r"\{\{(.*?)\}\}", text)
+    return "".join(re.escape(p) if i % 2 == 0 else "(?:%s)" % p for i, p in enumerate(parts))
+
+
+def cell_text(outputs):
+    out = []
+    for kind, content in outputs:
+        if kind == "stream" and content["name"] == "stdout":
+            out.append(content["text"])
+        elif kind in ("execute_result", "display_data"):
+            out.append(content["data"].get("text/plain", "") + "\n")
+    return "".join(out)
+
+
+def check_cell(cell, reply, outputs):
+    """'' if the cell did what cling does, else what differed."""
+    text = cell_text(outputs)
+    if "error" in cell:
+        if reply["status"] != "error":
+            return "expected an error containing %r, got status %s and %r" % (cell["error"], reply["status"], text[:200])
+        message = reply.get("evalue", "") + "\n" + "\n".join(reply.get("traceback", []))
+        if cell["error"] not in message:
+            return "expected an error containing %r, got %r" % (cell["error"], message[:300])
+        return ""
+    if reply["status"] != "ok":
+        return "expected success, got %s: %s" % (reply.get("ename"), reply.get("evalue", "")[:300])
+    at = 0
+    for want in cell.get("expect", []):
+        m = re.compile(pattern_of(want)).search(text, at)
+        if m is None:
+            return "expected %r (in order) in %r" % (want, text[:300])
+        at = m.end()
+    for unwanted in cell.get("absent", []):
+        if unwanted in text:
+            return "did not expect %r in %r" % (unwanted, text[:300])
+    return ""
+
+
+def run_file(path, show):
+    """{case name: '' if it passed, else why not}, for one file, in fresh kernels."""
+    data = json.load(open(path))
+    outcomes = {}
+    km, kc = kp.start_kernel()
+    try:
+        for case in data["cases"]:
+            why = ""
+            for cell in case["cells"]:
+                try:
+                    reply, outputs = kp.run(kc, cell["code"], timeout=CELL_TIMEOUT)
+                except queue.Empty:
+                    why = "no answer in %d s to %r" % (CELL_TIMEOUT, cell["code"][:60])
+                    kc.stop_channels()
+                    km.shutdown_kernel(now=True)
+                    km, kc = kp.start_kernel()
+                    break
+                if show:
+                    print("   | %r -> %s %r" % (cell["code"][:60], reply["status"], cell_text(outputs)[:120]))
+                why = check_cell(cell, reply, outputs)
+                if why:
+                    why = "cell %r: %s" % (cell["code"][:60], why)
+                    break
+            outcomes[case["name"]] = why
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    return data, outcomes
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernelspecs", required=True)
+    ap.add_argument("--only", help="one file stem, e.g. Prompt_DontWrap")
+    ap.add_argument("--show", action="store_true", help="print each cell's answer")
+    args = ap.parse_args()
+    os.environ["JUPYTER_PATH"] = args.kernelspecs
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cling_spec")
+    tally = {}  # kind -> [passing, total]
+    problems, failing = [], []
+    for path in sorted(glob.glob(os.path.join(here, "*.json"))):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if args.only and stem != args.only:
+            continue
+        data, outcomes = run_file(path, args.show)
+        print("%s  (cling: %s)" % (stem, data["cling_source"]))
+        for case in data["cases"]:
+            why = outcomes[case["name"]]
+            passed = why == ""
+            counts = tally.setdefault(case["kind"], [0, 0])
+            counts[0] += passed
+            counts[1] += 1
+            listed = (stem, case["name"]) in EXPECTED_FAILURES
+            print("  %s %-11s %s%s" % ("pass" if passed else "FAIL", case["kind"], case["name"],
+                                       "" if passed else "\n                   " + why))
+            if not passed:
+                failing.append((stem, case["name"]))
+            if passed and listed:
+                problems.append("%s / %s passes now: take it off EXPECTED_FAILURES" % (stem, case["name"]))
+            elif not passed and not listed:
+                problems.append("%s / %s fails (not an expected failure): %s" % (stem, case["name"], why))
+    print("\ntally by kind (passing / cases):")
+    for kind, (passed, total) in sorted(tally.items()):
+        print("  %-15s %3d / %d" % (kind, passed, total))
+    print("  %-15s %3d / %d" % ("all", sum(p for p, _ in tally.values()), sum(t for _, t in tally.values())))
+    if args.show:
+        print("\nfailing now:\n" + "".join("    (%r, %r),\n" % f for f in failing))
+    for p in problems:
+        print("PROBLEM  " + p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
