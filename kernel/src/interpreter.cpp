@@ -57,12 +57,12 @@ std::vector<std::string> lines_of(const std::string& text) {
 // again (the caret lines then point a little to the right of the spot; the message is exact).
 std::string without_wrappers(std::string text) {
   static const std::regex wrappers[] = {
-      std::regex(R"(inline namespace __tgx_\d+_\d+ \{ )"),
-      std::regex(R"(void __tgx_\d+_\d+\(\) \{ \(\()"),
-      std::regex(R"(\), xcpp::detail::result_sink\{\}\); \} int __tgx_\d+_\d+_run = \(__tgx_\d+_\d+\(\), 0\);)"),
-      std::regex(R"(void __tgx_\d+_\d+\(\) \{ )"),
-      std::regex(R"( ;\} int __tgx_\d+_\d+_run = \(__tgx_\d+_\d+\(\), 0\);)"),
-      std::regex(R"(__tgx_\d+_\d+::)")};
+      std::regex(R"(inline namespace __tgx_\d+(?:_\d+)+ \{ )"),
+      std::regex(R"(void __tgx_\d+(?:_\d+)+\(\) \{ \(\()"),
+      std::regex(R"(\), xcpp::detail::result_sink\{\}\); \} int __tgx_\d+(?:_\d+)+_run = \(__tgx_\d+(?:_\d+)+\(\), 0\);)"),
+      std::regex(R"(void __tgx_\d+(?:_\d+)+\(\) \{ )"),
+      std::regex(R"( ;\} int __tgx_\d+(?:_\d+)+_run = \(__tgx_\d+(?:_\d+)+\(\), 0\);)"),
+      std::regex(R"(__tgx_\d+(?:_\d+)+::)")};
   for (const std::regex& w : wrappers) text = std::regex_replace(text, w, "");
   return text;
 }
@@ -401,7 +401,7 @@ RunOutcome CppInterpreter::run_cell(const std::string& code) {
   const std::string source = cell.body + cell.trailing_expression;
   if (source.find_first_not_of(" \t\r\n") == std::string::npos) return outcome;
   const std::vector<Chunk> chunks = split_top_level(source);
-  if (!chunks.empty() && chunks.back().kind == Chunk::expression && !display_header_loaded_) {
+  if (shows_result(source, chunks) && !display_header_loaded_) {
     outcome = run({"#include <xcpp/xdisplay.hpp>"}, Step::helper);
     display_header_loaded_ = outcome.status == RunOutcome::ok;
     if (!display_header_loaded_) return outcome;
