@@ -18,9 +18,11 @@
 #include <clang/Interpreter/Interpreter.h>
 #include <clang/Lex/DirectoryLookup.h>
 #include <clang/Lex/HeaderSearch.h>
+#include <clang/Lex/MacroInfo.h>
 #include <clang/Lex/Preprocessor.h>
 #include <llvm/Support/Error.h>
 
+#include "active_branches.hpp"
 #include "cell_wrap.hpp"
 #include "check_pass.hpp"
 #include "help.hpp"
@@ -129,6 +131,19 @@ std::string find_library(const std::string& name, const std::vector<std::string>
   return "";
 }
 
+// The macros earlier cells defined, as active_branches.hpp reads them.
+MacroLookup macros_of(clang::Interpreter& clang) {
+  return [&clang](const std::string& name) -> std::optional<std::string> {
+    clang::Preprocessor& pp = clang.getCompilerInstance()->getPreprocessor();
+    const clang::MacroInfo* info = pp.getMacroInfo(pp.getIdentifierInfo(name));
+    if (info == nullptr) return std::nullopt;
+    if (info->isFunctionLike()) return std::string("(");
+    std::string text;
+    for (const clang::Token& token : info->tokens()) text += pp.getSpelling(token) + " ";
+    return text;
+  };
+}
+
 }  // namespace
 
 // ---- Start -----------------------------------------------------------------------
@@ -197,6 +212,15 @@ RunOutcome CppInterpreter::run(const std::vector<std::string>& pieces, Step step
     }
     for (std::size_t line = 0; line < cell.size(); ++line)
       outcome.traceback.push_back(std::to_string(line + 1) + " | " + cell[line]);
+    return outcome;
+  }
+  if (check.timed_out) {
+    compile_error(check.diagnostics, "CompileTimeout");
+    outcome.evalue = "clang did not finish compiling this cell in " + std::to_string(check_time_limit().count()) +
+                     " s (in the kernel's check pass), so it was stopped; nothing of the cell was kept, and the "
+                     "kernel is as it was before it. Look for an #if/#endif or a bracket that leaves a declaration "
+                     "open, or a template that instantiates itself without end";
+    outcome.traceback.insert(outcome.traceback.begin(), outcome.evalue);
     return outcome;
   }
   if (!check.compiles) return compile_error(check.diagnostics, "CompileError");
@@ -393,7 +417,8 @@ RunOutcome CppInterpreter::run_magic(const Magic& magic) {
 
 RunOutcome CppInterpreter::run_cell(const std::string& code) {
   RunOutcome outcome;
-  const Cell cell = read_cell(code);
+  // Only the branches of its #if's that clang compiles are split and wrapped (active_branches.hpp).
+  const Cell cell = read_cell(without_inactive_branches(code, macros_of(*clang())));
   for (const ClingPragma& pragma : cell.pragmas) {
     outcome = apply(pragma);
     if (outcome.status != RunOutcome::ok) return outcome;

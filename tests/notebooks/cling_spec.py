@@ -157,6 +157,29 @@ def run_file(path, show):
     return data, outcomes
 
 
+def time_limit(kernelspecs):
+    """No cell hangs the kernel (issue 45): a cell clang never finishes compiling (here a wrapper left open
+    by an #if the kernel cannot evaluate) is stopped after TAPEGRAD_XCPP_CHECK_SECONDS, with a clear error,
+    and the next cell runs. '' if so, else what happened."""
+    os.environ["TAPEGRAD_XCPP_CHECK_SECONDS"] = "5"
+    km, kc = kp.start_kernel()
+    del os.environ["TAPEGRAD_XCPP_CHECK_SECONDS"]
+    try:
+        reply, _ = kp.run(kc, "#define FM45(x) x\n#if FM45(1)\nint hang45 = 1\n#else\nint other45 = 2;\n#endif",
+                          timeout=CELL_TIMEOUT)
+        if reply.get("ename") != "CompileTimeout" or "did not finish compiling this cell in 5 s" not in reply.get("evalue", ""):
+            return "expected a CompileTimeout after 5 s, got %s %s" % (reply["status"], reply.get("evalue", "")[:200])
+        reply, outputs = kp.run(kc, "int after45 = 3;\nafter45", timeout=CELL_TIMEOUT)
+        if reply["status"] != "ok" or "3" not in cell_text(outputs):
+            return "the cell after it: %s %r" % (reply.get("evalue"), cell_text(outputs))
+        return ""
+    except queue.Empty:
+        return "no answer in %d s" % CELL_TIMEOUT
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernelspecs", required=True)
@@ -188,6 +211,11 @@ def main():
                 problems.append("%s / %s passes now: take it off EXPECTED_FAILURES" % (stem, case["name"]))
             elif not passed and not listed:
                 problems.append("%s / %s fails (not an expected failure): %s" % (stem, case["name"], why))
+    if not args.only:
+        why = time_limit(args.kernelspecs)
+        print("%s the check pass's time limit%s" % ("pass" if not why else "FAIL", why and ": " + why))
+        if why:
+            problems.append("the check pass's time limit: " + why)
     print("\ntally by kind (passing / cases):")
     for kind, (passed, total) in sorted(tally.items()):
         print("  %-15s %3d / %d" % (kind, passed, total))
