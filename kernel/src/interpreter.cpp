@@ -20,6 +20,8 @@
 #include <clang/Lex/HeaderSearch.h>
 #include <clang/Lex/MacroInfo.h>
 #include <clang/Lex/Preprocessor.h>
+#include <clang/Interpreter/PartialTranslationUnit.h>
+#include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
 
 #include "active_branches.hpp"
@@ -182,6 +184,25 @@ KernelClang* CppInterpreter::clang() {
   return started_.clang.get();
 }
 
+// The functions and variables a parsed piece's code refers to that neither earlier cells, nor the kernel,
+// nor a loaded library define (their linker names).
+std::vector<std::string> CppInterpreter::unresolved_symbols(clang::PartialTranslationUnit& ptu) {
+  std::vector<std::string> missing;
+  if (!ptu.TheModule) return missing;
+  auto check = [&](const llvm::GlobalValue& value) {
+    if (!value.isDeclaration() || value.hasExternalWeakLinkage() || value.getName().empty()) return;
+    auto address = clang()->getSymbolAddress(value.getName());
+    if (!address) {
+      llvm::consumeError(address.takeError());
+      missing.push_back(value.getName().str());
+    }
+  };
+  for (const llvm::Function& f : ptu.TheModule->functions())
+    if (!f.isIntrinsic()) check(f);
+  for (const llvm::GlobalVariable& g : ptu.TheModule->globals()) check(g);
+  return missing;
+}
+
 // ---- Running code ----------------------------------------------------------------
 
 RunOutcome CppInterpreter::run(const std::vector<std::string>& pieces, Step step) {
@@ -253,6 +274,27 @@ void CppInterpreter::run_piece(const std::string& code, Step step, RunOutcome& o
   history_.push_back({step, started_.hider->take_changes()});
   if (!diagnostics.empty())  // warnings
     capture_->flush_then([&] { publish_stream("stderr", without_wrappers(diagnostics)); });
+
+  // A cell that calls a function declared but never defined (or whose library is not loaded) is not
+  // given to the JIT: clang 22's JIT would fail to link it, and its initialiser, left registered, would
+  // make every later cell fail too ("Failed to materialize symbols: __orc_init_func.incr_module_N").
+  // cling also refuses to run such a cell. (Its inline and template functions need no care: clang emits
+  // them again in the next cell that uses them.)
+  if (const std::vector<std::string> missing = unresolved_symbols(*ptu); !missing.empty()) {
+    outcome.status = RunOutcome::compile_error;
+    outcome.ename = "LinkError";
+    std::string names;
+    for (const std::string& name : missing) names += (names.empty() ? "" : ", ") + without_wrappers(demangle(name.c_str()));
+    outcome.evalue = "this cell uses " + names + ", which " + (missing.size() == 1 ? "is" : "are") +
+                     " declared but defined nowhere: you are probably missing " +
+                     (missing.size() == 1 ? "its definition" : "their definitions") +
+                     " (define it in a cell, or load the library that has it with #pragma cling load(\"...\")). "
+                     "Nothing of this cell ran";
+    outcome.traceback = {outcome.ename + ": " + outcome.evalue};
+    RedefinitionHider::revert(history_.back().changes);
+    history_.pop_back();
+    return;
+  }
 
   // Execute, interruptibly (interrupt.cpp).
   try {
