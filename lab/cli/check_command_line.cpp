@@ -125,6 +125,7 @@ Command check_merge(const CommandLine& o) {
   c.out = o.merge_out;
   c.merge_dirs = o.merge_dirs;
   c.plots = !o.no_plots;
+  c.lang = lab_language(o.lang);
   c.allow_partial = o.allow_partial;
   for (std::size_t i = 0; i < o.merge_dirs.size(); ++i) {
     const std::string& dir = o.merge_dirs[i];
@@ -154,6 +155,7 @@ Command check_sweep_or_dump(const CommandLine& o) {
   c.jobs = static_cast<std::size_t>(checked_count("--jobs", "the number of threads", o.jobs, 1, kMaxJobs));
   c.runs = runs_of(o, c.grid);
   c.plots = !o.no_plots;
+  c.lang = lab_language(o.lang);
   c.resume = o.resume;
   if (!o.diagnose.empty()) {
     if (o.resume || !o.shard.empty() || !o.dump.empty())
