@@ -118,8 +118,8 @@ void refuse_to_replace_another_sweep(const std::string& out, const SweepGrid& gr
 
 Command check_merge(const CommandLine& o) {
   if (!o.sweep_options_given.empty())
-    throw BadArguments("merge takes only OUT, the shard folders, --no-plots and --allow-partial (the sweep comes "
-                       "from the folders' sweep.json), but got " + o.sweep_options_given.front());
+    throw BadArguments("merge takes only OUT, the shard folders, --no-plots, --allow-partial and --lang (the sweep "
+                       "comes from the folders' sweep.json), but got " + o.sweep_options_given.front());
   Command c;
   c.mode = Command::Mode::merge;
   c.out = o.merge_out;

@@ -136,8 +136,8 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
 
   CLI::App* merge = app.add_subcommand(
       "merge", "Join the results folders of shards into OUT, giving the same files an unsharded sweep writes:  "
-               "merge OUT SHARD_DIR... [--no-plots] [--allow-partial]. Fails (exit 1, naming them) if runs are "
-               "missing or in two folders, unless --allow-partial");
+               "merge OUT SHARD_DIR... [--no-plots] [--allow-partial] [--lang en|zh]. Fails (exit 1, naming them) "
+               "if runs are missing or in two folders, unless --allow-partial");
   merge->fallthrough();  // the options above may follow the subcommand: merge OUT DIRS... --no-plots
   merge->add_option("out", o.merge_out, "Output folder")->required();
   merge->add_option("shard_dirs", o.merge_dirs, "Results folders of the shards")->required();

@@ -48,7 +48,8 @@ std::string cell(const DepthCell& c, Lang lang) {
 std::string html_report(const std::string& out, const SweepGrid& grid, const std::vector<RunOutcome>& outcomes,
                         const std::string& summary_text, Lang lang) {
   std::ostringstream page;
-  page << "<!DOCTYPE html>\n<html" << (lang == Lang::zh ? " lang=\"zh-CN\"" : "") << "><head><meta charset=\"utf-8\"><title>tapegrad-depth: " << escape_html(out)
+  page << "<!DOCTYPE html>\n<html" << (lang == Lang::zh ? " lang=\"zh-CN\"" : "")
+       << "><head><meta charset=\"utf-8\"><title>tapegrad-depth: " << escape_html(out)
        << "</title>\n<style>body{font-family:" << text::page_font.in(lang) << ";margin:1.5em;max-width:1200px}"
           "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;padding:2px 8px;"
           "font-family:monospace;font-size:90%}img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}"
@@ -59,7 +60,8 @@ std::string html_report(const std::string& out, const SweepGrid& grid, const std
   page << "<p>" << text::finished_before.in(lang) << outcomes.size() << text::finished_runs.in(lang);
   const char* const files[] = {"runs.csv", "curves.csv", "init_grads.csv", "output_change.csv", "summary.txt",
                                "sweep.json"};
-  for (std::size_t i = 0; i < std::size(files); ++i) page << (i ? text::list_sep.in(lang) : "") << link(files[i], files[i]);
+  for (std::size_t i = 0; i < std::size(files); ++i)
+    page << (i ? text::list_sep.in(lang) : "") << link(files[i], files[i]);
   page << text::sentence_end.in(lang) << "</p>\n";
 
   // The verdict per summary row (a placement and a value of each listed setting, as summary.txt's), lr and
@@ -106,7 +108,8 @@ std::string html_report(const std::string& out, const SweepGrid& grid, const std
     page << "<tr><td>" << escape_html(id) << "</td><td>" << number(o.train_loss) << "</td><td>" << number(o.eval_loss)
          << "</td>"
          << (o.failed ? "<td style=\"background:#ffcdd2\">" + text::failed_at_step.in(lang) +
-                            std::to_string(o.fail_step) + text::step_colon.in(lang) + escape_html(o.fail_reason) + "</td>"
+                            std::to_string(o.fail_step) + text::step_colon.in(lang) + escape_html(o.fail_reason) +
+                            "</td>"
                       : "<td style=\"background:#c8e6c9\">" + text::trained.in(lang) + "</td>")
          << "<td>";
     std::vector<std::string> files;

@@ -51,8 +51,8 @@ std::string Report::to_string() const {
   case_width = std::min<std::size_t>(case_width, 56);
   out_width = std::min<std::size_t>(out_width, 16);
   for (const CheckRow& r : rows) {
-    const std::string head = "  " + (r.passed ? text::ok : text::fail).in(lang) + pad_right(r.case_name, case_width) + "  " +
-                             pad_right(r.output, out_width) + "  ";
+    const std::string head = "  " + (r.passed ? text::ok : text::fail).in(lang) + pad_right(r.case_name, case_width) +
+                             "  " + pad_right(r.output, out_width) + "  ";
     out << head << indented(r.detail, display_width(head)) << "\n";
   }
   if (!printed.empty()) {
