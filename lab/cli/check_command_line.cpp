@@ -118,13 +118,14 @@ void refuse_to_replace_another_sweep(const std::string& out, const SweepGrid& gr
 
 Command check_merge(const CommandLine& o) {
   if (!o.sweep_options_given.empty())
-    throw BadArguments("merge takes only OUT, the shard folders, --no-plots and --allow-partial (the sweep comes "
-                       "from the folders' sweep.json), but got " + o.sweep_options_given.front());
+    throw BadArguments("merge takes only OUT, the shard folders, --no-plots, --allow-partial and --lang (the sweep "
+                       "comes from the folders' sweep.json), but got " + o.sweep_options_given.front());
   Command c;
   c.mode = Command::Mode::merge;
   c.out = o.merge_out;
   c.merge_dirs = o.merge_dirs;
   c.plots = !o.no_plots;
+  c.lang = lab_language(o.lang);
   c.allow_partial = o.allow_partial;
   for (std::size_t i = 0; i < o.merge_dirs.size(); ++i) {
     const std::string& dir = o.merge_dirs[i];
@@ -154,6 +155,7 @@ Command check_sweep_or_dump(const CommandLine& o) {
   c.jobs = static_cast<std::size_t>(checked_count("--jobs", "the number of threads", o.jobs, 1, kMaxJobs));
   c.runs = runs_of(o, c.grid);
   c.plots = !o.no_plots;
+  c.lang = lab_language(o.lang);
   c.resume = o.resume;
   if (!o.diagnose.empty()) {
     if (o.resume || !o.shard.empty() || !o.dump.empty())

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "command_line.hpp"
+#include "tapegrad/lab/lab_text.hpp"
 #include "tapegrad/lab/sweep.hpp"
 
 namespace tapegrad::lab::cli {
@@ -31,6 +32,7 @@ struct Command {
   std::string shard_text;
   std::size_t jobs = 1;
   bool resume = false, plots = true, allow_partial = false, overwrite = false;
+  Lang lang = Lang::en;         // of index.html, summary.txt and the plots (--lang, else $TAPEGRAD_LANG)
   bool out_created = false;     // the check created `out` (a merge that fails removes it again, if still empty)
   std::vector<std::string> merge_dirs;
   std::size_t grad_batches = 16;  // diagnose only

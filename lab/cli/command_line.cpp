@@ -129,22 +129,27 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
                                      "); options given too override the preset's")
       ->check(CLI::IsMember({"default", "transformer"}));
   app.add_flag("--no-plots", o.no_plots, "Do not write or draw the gnuplot figures");
+  app.add_option("--lang", o.lang, "The language of index.html, summary.txt and the plots' text: en or zh (default: "
+                                   "$TAPEGRAD_LANG, zh* is zh, else en; file names, CSV columns and JSON keys stay English)")
+      ->check(CLI::IsMember({"en", "zh"}));
   app.add_flag("--allow-partial", o.allow_partial, "merge: join what the folders hold even if runs are missing");
 
   CLI::App* merge = app.add_subcommand(
       "merge", "Join the results folders of shards into OUT, giving the same files an unsharded sweep writes:  "
-               "merge OUT SHARD_DIR... [--no-plots] [--allow-partial]. Fails (exit 1, naming them) if runs are "
-               "missing or in two folders, unless --allow-partial");
+               "merge OUT SHARD_DIR... [--no-plots] [--allow-partial] [--lang en|zh]. Fails (exit 1, naming them) "
+               "if runs are missing or in two folders, unless --allow-partial");
   merge->fallthrough();  // the options above may follow the subcommand: merge OUT DIRS... --no-plots
   merge->add_option("out", o.merge_out, "Output folder")->required();
   merge->add_option("shard_dirs", o.merge_dirs, "Results folders of the shards")->required();
   // Declared on the program (they may come before `merge` too), so `merge --help` names them here.
   merge->footer("Options (before or after merge):\n  --no-plots       Do not write or draw the gnuplot figures\n"
+                "  --lang en|zh     The language of index.html, summary.txt and the plots' text\n"
                 "  --allow-partial  Join what the folders hold even if runs are missing");
   // `report DIR` is run before this parser (depth_main.cpp); declared here so that --help lists it, and so
   // that a report with options before it is refused rather than taken for a sweep.
   CLI::App* report = app.add_subcommand("report", "Write DIR's index.html, CSVs, plots and summary.txt again from its "
-                                                  "runs/ and sweep.json:  report DIR (nothing else)");
+                                                  "runs/ and sweep.json:  report DIR (nothing else; in the language "
+                                                  "of $TAPEGRAD_LANG)");
   report->allow_extras();
 
   try {

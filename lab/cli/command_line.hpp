@@ -24,6 +24,7 @@ struct CommandLine {
   std::string preset = "default";  // "transformer": the defaults of the Transformer sweep (apply_preset)
   long long jobs = 0;  // 0 until parsed: the number of cores
   bool resume = false, no_plots = false;
+  std::string lang;  // --lang: "" (then $TAPEGRAD_LANG), "en" or "zh" (lab_text.hpp)
   bool overwrite = false;  // replace the runs of a different sweep in --out (else refused: they would be lost)
   std::string shard, dump;
   std::string diagnose;                   // --diagnose DIR: the papers' diagnostics of every run (paper_diagnostics.hpp)

@@ -74,7 +74,7 @@ int run_merge(const Command& c) {
   write_file_atomically((fs::path(c.out) / "sweep.json").string(), to_json(c.grid));
   std::cout << "merge: " << plan.copies.size() + plan.in_place << " runs from " << c.merge_dirs.size()
             << " folders into " << c.out << "\n";
-  report_results(c.out, c.grid, c.runs, c.plots);
+  report_results(c.out, c.grid, c.runs, c.plots, c.lang);
   return kExitDone;
 }
 

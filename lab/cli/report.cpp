@@ -32,8 +32,8 @@ void remove_stale_figures(const std::string& out, const std::vector<std::string>
   }
 }
 
-void draw_plots(const std::string& out, const SweepGrid& grid) {
-  const auto scripts = write_plot_scripts(out, grid);
+void draw_plots(const std::string& out, const SweepGrid& grid, Lang lang) {
+  const auto scripts = write_plot_scripts(out, grid, lang);
   remove_stale_figures(out, scripts);
   const std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) {
@@ -48,17 +48,18 @@ void draw_plots(const std::string& out, const SweepGrid& grid) {
 
 }  // namespace
 
-void report_results(const std::string& out, const SweepGrid& grid, const std::vector<RunConfig>& runs, bool plots) {
+void report_results(const std::string& out, const SweepGrid& grid, const std::vector<RunConfig>& runs, bool plots,
+                    Lang lang) {
   const Assembly a = assemble(out, runs);
   if (a.missing) std::cerr << "warning: " << a.missing << " runs have no results in " << runs_dir(out) << "\n";
   std::cout << "Wrote " << (fs::path(out) / "runs.csv").string() << ", curves.csv, init_grads.csv, output_change.csv (" << a.outcomes.size()
             << " runs)\n";
-  if (plots) draw_plots(out, grid);
+  if (plots) draw_plots(out, grid, lang);
   else remove_stale_figures(out, {});
-  const std::string table = summary_table(grid, a.outcomes);
+  const std::string table = summary_table(grid, a.outcomes, lang), counts = run_counts(a.outcomes, lang);
   write_file_atomically((fs::path(out) / "summary.txt").string(), table);
-  std::cout << "\n" << table << run_counts(a.outcomes);
-  std::cout << "Page: " << write_html_report(out, grid, a.outcomes, table + run_counts(a.outcomes)) << " (open it in a browser)\n";
+  std::cout << "\n" << table << counts;
+  std::cout << "Page: " << write_html_report(out, grid, a.outcomes, table + counts, lang) << " (open it in a browser)\n";
 }
 
 }  // namespace tapegrad::lab::cli

@@ -16,7 +16,8 @@ int run_report_command(int argc, char** argv) {
   namespace fs = std::filesystem;
   if (argc != 3 || std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h") {
     std::cerr << "usage: tapegrad-depth report DIR\n"
-                 "  Rewrites DIR/index.html (and its CSVs, plots and summary.txt) for a finished or merged sweep.\n";
+                 "  Rewrites DIR/index.html (and its CSVs, plots and summary.txt) for a finished or merged sweep,\n"
+                 "  in the language of $TAPEGRAD_LANG (zh*: Chinese, else English).\n";
     return argc == 3 ? kExitDone : kExitBadArguments;
   }
   const std::string dir = argv[2];
@@ -26,7 +27,7 @@ int run_report_command(int argc, char** argv) {
   }
   try {
     const SweepGrid grid = sweep_grid_from_json(read_file((fs::path(dir) / "sweep.json").string()));
-    report_results(dir, grid, expand(grid), /*plots=*/true);
+    report_results(dir, grid, expand(grid), /*plots=*/true, lab_language(""));  // $TAPEGRAD_LANG
   } catch (const std::exception& e) {
     std::cerr << "tapegrad-depth: report: " << e.what() << "\n";
     return kExitError;

@@ -76,7 +76,7 @@ int run_sweep(const Command& c, const std::atomic<bool>& stop) {
     return kExitInterrupted;
   }
   std::cout << "Trained " << outcome.ran << " runs in " << clock_text(bar.seconds()) << " (m:ss)\n";
-  report_results(c.out, c.grid, mine, c.plots);
+  report_results(c.out, c.grid, mine, c.plots, c.lang);
   return kExitDone;
 }
 

@@ -24,20 +24,21 @@ std::vector<std::string> sublayers(const Table& init) {
 
 }  // namespace
 
-Figure init_grads_figure(const SweepGrid& g, const Table& init) {
+Figure init_grads_figure(const SweepGrid& g, const Table& init, Lang lang) {
   const std::size_t deepest = *std::max_element(g.depths.begin(), g.depths.end());
   const std::vector<std::string> names = sublayers(init);
   Figure f;
   f.png = "init_grads.png";
-  f.title = "at initialisation, on the first minibatch: L = " + std::to_string(deepest) + ", " + one_run_note(g) +
-            "\n(the same for every lr and warmup); markers offset sideways per placement";
+  f.lang = lang;
+  f.title = text::init_title.in(lang) + std::to_string(deepest) + text::note_sep.in(lang) + one_run_note(g, lang) +
+            text::init_lines.in(lang);
   f.rows = 1, f.cols = static_cast<int>(names.size() + 1), f.width = 470 * f.cols, f.height = 460;
   for (std::size_t panel_index = 0; panel_index <= names.size(); ++panel_index) {
     const bool hidden = panel_index == names.size();
     Panel panel;
-    panel.title = hidden ? "hidden-state norm after each block" : "||dL/dW|| per block, W = " + names[panel_index];
-    panel.xlabel = "block index l";
-    panel.ylabel = hidden ? "RMS over the batch of ||h_l||" : "gradient norm (Frobenius)";
+    panel.title = hidden ? text::hidden_norm.in(lang) : text::grad_per_block.in(lang) + names[panel_index];
+    panel.xlabel = text::block_index.in(lang);
+    panel.ylabel = (hidden ? text::hidden_rms : text::grad_norm).in(lang);
     panel.log_y = true;
     panel.x_extent = {0.0, static_cast<double>(deepest - 1)};
     for (std::size_t i = 0; i < g.placements.size(); ++i) {
@@ -58,19 +59,19 @@ Figure init_grads_figure(const SweepGrid& g, const Table& init) {
   return f;
 }
 
-Figure last_block_figure(const SweepGrid& g, const Table& init) {
+Figure last_block_figure(const SweepGrid& g, const Table& init, Lang lang) {
   const std::vector<std::string> names = sublayers(init);
   Figure f;
   f.png = "last_block_grad.png";
-  f.title = "at initialisation: the last block's ||dL/dW|| against depth (" + averaged_note(g, false) +
-            "; batch " + std::to_string(g.batches[0]) + ")\nXiong et al. 2020, Thm. 1: Post-Norm's does not shrink "
-            "with L, Pre-Norm's shrinks like 1/sqrt(L); markers offset sideways per placement";
+  f.lang = lang;
+  f.title = text::last_block_title.in(lang) + averaged_note(g, false, lang) + text::batch_in_note.in(lang) +
+            std::to_string(g.batches[0]) + text::last_block_lines.in(lang);
   size_figure(f, names.size(), 560, 420);
   for (const std::string& name : names) {
     Panel panel;
-    panel.title = "W = " + name + " of block L-1";
-    panel.xlabel = "depth L (blocks)";
-    panel.ylabel = "gradient norm (Frobenius)";
+    panel.title = text::w_of_block_before.in(lang) + name + text::w_of_block_after.in(lang);
+    panel.xlabel = text::depth_axis.in(lang);
+    panel.ylabel = text::grad_norm.in(lang);
     panel.log_x = panel.log_y = true;
     for (std::size_t i = 0; i < g.placements.size(); ++i) {
       Series s = placement_series(g.placements[i], i, g.placements.size(), kOctaveOffset);
@@ -101,27 +102,28 @@ Figure last_block_figure(const SweepGrid& g, const Table& init) {
     if (anchor)
       panel.functions.push_back(format_double(anchor->points.front().second) + "*sqrt(" +
                                 format_double(anchor->points.front().first) +
-                                "/x) with lines dt (3,3) lw 1.2 lc rgb 'black' title 'slope 1/sqrt(L) (through " +
-                                anchor->name + ")'");
+                                "/x) with lines dt (3,3) lw 1.2 lc rgb 'black' title '" + text::slope_through.in(lang) +
+                                anchor->name + text::close.in(lang) + "'");
     f.panels.push_back(std::move(panel));
   }
   return f;
 }
 
-Figure output_change_figure(const SweepGrid& g, const Table& change) {
+Figure output_change_figure(const SweepGrid& g, const Table& change, Lang lang) {
   Figure f;
   f.png = "output_change.png";
-  f.title = "how far the first Adam step moves the output: RMS over the probe batch of ||f(x;theta_1) - f(x;theta_0)||"
-            "\n(f = the logits; " + averaged_note(g, true) + ")\nLiu et al. 2020: Post-Norm's grows with depth; markers offset sideways per placement";
+  f.lang = lang;
+  f.title = text::output_change_title.in(lang) + averaged_note(g, true, lang) + text::output_change_lines.in(lang);
   size_figure(f, g.lrs.size() * g.warmups.size(), 470, 420);
   const std::vector<RunConfig> all = expand(g);
   for (double lr : g.lrs)
     for (long w : g.warmups) {
       Panel panel;
-      panel.title = "lr = " + format_double(lr) + ", warmup = " + std::to_string(w) + ": first step's lr " +
+      panel.title = text::lr_eq.in(lang) + format_double(lr) + text::warmup_eq.in(lang) + std::to_string(w) +
+                    text::first_step_lr.in(lang) +
                     format_double(lr * std::min(1.0, 1.0 / static_cast<double>(std::max<long>(w, 1))));
-      panel.xlabel = "depth L (blocks)";
-      panel.ylabel = "output change (RMS)";
+      panel.xlabel = text::depth_axis.in(lang);
+      panel.ylabel = text::output_change_axis.in(lang);
       panel.log_x = panel.log_y = true;
       panel.series = per_depth(g, all, change, "output_change", lr, w,
                                     std::numeric_limits<double>::infinity());

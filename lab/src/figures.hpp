@@ -21,10 +21,12 @@ std::vector<Series> per_depth(const SweepGrid& grid, const std::vector<RunConfig
                               const std::string& column, double lr, long warmup, double clip_top,
                               PerDepth statistic = PerDepth::mean);
 
-Figure curves_figure(const SweepGrid& grid, const Table& curves, double lr, long warmup, const std::string& png);
-Figure eval_vs_depth_figure(const SweepGrid& grid, const Table& runs);
-Figure init_grads_figure(const SweepGrid& grid, const Table& init);
-Figure last_block_figure(const SweepGrid& grid, const Table& init);
-Figure output_change_figure(const SweepGrid& grid, const Table& change);
+// Each in `lang` (lab_text.hpp): titles, axis labels and keys; the data are the same.
+Figure curves_figure(const SweepGrid& grid, const Table& curves, double lr, long warmup, const std::string& png,
+                     Lang lang = Lang::en);
+Figure eval_vs_depth_figure(const SweepGrid& grid, const Table& runs, Lang lang = Lang::en);
+Figure init_grads_figure(const SweepGrid& grid, const Table& init, Lang lang = Lang::en);
+Figure last_block_figure(const SweepGrid& grid, const Table& init, Lang lang = Lang::en);
+Figure output_change_figure(const SweepGrid& grid, const Table& change, Lang lang = Lang::en);
 
 }  // namespace tapegrad::lab

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -33,36 +34,43 @@ std::string link(const std::string& relative, const std::string& text) {
 
 // A depth's cell: its verdict from the median run (summary.hpp), green trained, amber between, red failed, with
 // the runs that passed the per-run criterion and the median final eval loss.
-std::string cell(const DepthCell& c) {
+// The class names stay English (the page's tests and styles read them); the words are in `lang`.
+std::string cell(const DepthCell& c, Lang lang) {
   const char* colour = c.verdict == Verdict::trained ? "#c8e6c9" : c.verdict == Verdict::between ? "#ffe0b2" : "#ffcdd2";
-  const char* word = c.verdict == Verdict::trained ? "trained" : c.verdict == Verdict::between ? "between" : "failed";
-  return std::string("<td class=\"") + word + "\" style=\"background:" + colour + "\">" + word + " " +
-         std::to_string(c.trained) + "/" + std::to_string(c.runs) + " (median " + number(c.median_eval_loss) + ")</td>";
+  const Phrase& word = c.verdict == Verdict::trained ? text::trained : c.verdict == Verdict::between ? text::between : text::failed;
+  return std::string("<td class=\"") + word.en + "\" style=\"background:" + colour + "\">" + word.in(lang) + " " +
+         std::to_string(c.trained) + "/" + std::to_string(c.runs) + text::median_open.in(lang) +
+         number(c.median_eval_loss) + text::close.in(lang) + "</td>";
 }
 
 }  // namespace
 
 std::string html_report(const std::string& out, const SweepGrid& grid, const std::vector<RunOutcome>& outcomes,
-                        const std::string& summary_text) {
+                        const std::string& summary_text, Lang lang) {
   std::ostringstream page;
-  page << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tapegrad-depth: " << escape_html(out)
-       << "</title>\n<style>body{font-family:sans-serif;margin:1.5em;max-width:1200px}"
+  page << "<!DOCTYPE html>\n<html" << (lang == Lang::zh ? " lang=\"zh-CN\"" : "")
+       << "><head><meta charset=\"utf-8\"><title>tapegrad-depth: " << escape_html(out)
+       << "</title>\n<style>body{font-family:" << text::page_font.in(lang) << ";margin:1.5em;max-width:1200px}"
           "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;padding:2px 8px;"
           "font-family:monospace;font-size:90%}img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}"
-          "pre{background:#f6f6f6;padding:0.5em;white-space:pre-wrap}</style></head><body>\n";
+          "pre{background:#f6f6f6;padding:0.5em;white-space:pre-wrap}"
+       << text::page_mono_font.in(lang) << "</style></head><body>\n";
   // The folder as given (results/depth), not its last part alone ("depth" read as the sweep's subject).
-  page << "<h1>Depth sweep in " << escape_html(fs::path(out).lexically_normal().string()) << "</h1>\n";
-  page << "<p>" << outcomes.size() << " finished runs. Files: " << link("runs.csv", "runs.csv") << ", "
-       << link("curves.csv", "curves.csv") << ", " << link("init_grads.csv", "init_grads.csv") << ", "
-       << link("output_change.csv", "output_change.csv") << ", " << link("summary.txt", "summary.txt") << ", "
-       << link("sweep.json", "sweep.json") << ".</p>\n";
+  page << "<h1>" << text::sweep_in.in(lang) << escape_html(fs::path(out).lexically_normal().string()) << "</h1>\n";
+  page << "<p>" << text::finished_before.in(lang) << outcomes.size() << text::finished_runs.in(lang);
+  const char* const files[] = {"runs.csv", "curves.csv", "init_grads.csv", "output_change.csv", "summary.txt",
+                               "sweep.json"};
+  for (std::size_t i = 0; i < std::size(files); ++i)
+    page << (i ? text::list_sep.in(lang) : "") << link(files[i], files[i]);
+  page << text::sentence_end.in(lang) << "</p>\n";
 
   // The verdict per summary row (a placement and a value of each listed setting, as summary.txt's), lr and
   // warmup (rows) and depth (columns), over the other axes (widths, steps, batches, seeds) together.
   const auto listed = listed_settings(grid);
-  page << "<h2>Summary</h2>\n<table class=\"summary\"><tr><th>placement</th>";
+  page << "<h2>" << text::summary.in(lang) << "</h2>\n<table class=\"summary\"><tr><th>" << text::placement.in(lang)
+       << "</th>";
   for (const auto& setting : listed) page << "<th>" << escape_html(setting.first->key) << "</th>";
-  page << "<th>lr</th><th>warmup</th>";
+  page << "<th>" << text::lr.in(lang) << "</th><th>" << text::warmup.in(lang) << "</th>";
   for (std::size_t d : grid.depths) page << "<th>L=" << d << "</th>";
   page << "</tr>\n";
   for (const SummaryRow& row : summary_rows(grid))
@@ -72,34 +80,37 @@ std::string html_report(const std::string& out, const SweepGrid& grid, const std
         for (const auto& setting : row.settings) page << "<td>" << escape_html(Field::text(setting.second)) << "</td>";
         page << "<td>" << number(lr) << "</td><td>" << w << "</td>";
         for (const DepthCell& c : depth_cells(grid, outcomes, row, lr, w))
-          page << (c.runs == 0 ? std::string("<td class=\"missing\">?</td>") : cell(c));
+          page << (c.runs == 0 ? std::string("<td class=\"missing\">?</td>") : cell(c, lang));
         page << "</tr>\n";
       }
   page << "</table>\n<pre>" << escape_html(summary_text) << "</pre>\n";
 
-  page << "<h2>Plots</h2>\n";
+  page << "<h2>" << text::plots.in(lang) << "</h2>\n";
   std::vector<fs::path> plots;
   for (const auto& f : fs::directory_iterator(out))
     if (f.path().extension() == ".png") plots.push_back(f.path());
   std::sort(plots.begin(), plots.end());
-  if (plots.empty()) page << "<p>No plots (gnuplot was not there, or --no-plots).</p>\n";
+  if (plots.empty()) page << "<p>" << text::no_plots.in(lang) << "</p>\n";
   for (const fs::path& p : plots) {
     page << "<h3>" << escape_html(p.filename().string()) << "</h3>\n<img alt=\"" << escape_html(p.filename().string())
          << "\" src=\"data:image/png;base64," << png_base64(PngFile{p.string()}) << "\">\n";
   }
 
-  page << "<h2>Options</h2>\n<pre>" << escape_html(to_json(grid)) << "</pre>\n";
+  page << "<h2>" << text::options.in(lang) << "</h2>\n<pre>" << escape_html(to_json(grid)) << "</pre>\n";
 
-  page << "<h2>Runs</h2>\n<table class=\"runs\"><tr><th>run</th><th>train loss</th><th>eval loss</th>"
-          "<th>result</th><th>files</th></tr>\n";
+  page << "<h2>" << text::runs.in(lang) << "</h2>\n<table class=\"runs\"><tr>";
+  for (const Phrase* header : {&text::run, &text::train_loss, &text::eval_loss, &text::result, &text::files})
+    page << "<th>" << header->in(lang) << "</th>";
+  page << "</tr>\n";
   for (const RunOutcome& o : outcomes) {
     const std::string id = run_id(o.config);
     const fs::path dir = fs::path(run_dir(out, o.config));
     page << "<tr><td>" << escape_html(id) << "</td><td>" << number(o.train_loss) << "</td><td>" << number(o.eval_loss)
          << "</td>"
-         << (o.failed ? "<td style=\"background:#ffcdd2\">failed at step " + std::to_string(o.fail_step) + ": " +
-                            escape_html(o.fail_reason) + "</td>"
-                      : std::string("<td style=\"background:#c8e6c9\">trained</td>"))
+         << (o.failed ? "<td style=\"background:#ffcdd2\">" + text::failed_at_step.in(lang) +
+                            std::to_string(o.fail_step) + text::step_colon.in(lang) + escape_html(o.fail_reason) +
+                            "</td>"
+                      : "<td style=\"background:#c8e6c9\">" + text::trained.in(lang) + "</td>")
          << "<td>";
     std::vector<std::string> files;
     std::error_code ec;
@@ -115,9 +126,9 @@ std::string html_report(const std::string& out, const SweepGrid& grid, const std
 }
 
 std::string write_html_report(const std::string& out, const SweepGrid& grid, const std::vector<RunOutcome>& outcomes,
-                              const std::string& summary_text) {
+                              const std::string& summary_text, Lang lang) {
   const std::string path = (fs::path(out) / "index.html").string();
-  write_file_atomically(path, html_report(out, grid, outcomes, summary_text));
+  write_file_atomically(path, html_report(out, grid, outcomes, summary_text, lang));
   return path;
 }
 

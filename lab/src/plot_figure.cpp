@@ -68,15 +68,15 @@ std::string dq(const std::string& text) {
 }
 
 // What a panel draws of a series: on a log y axis, only positive values (the key says what was left out).
-Series drawable(const Series& in, bool log_y) {
+Series drawable(const Series& in, bool log_y, Lang lang) {
   Series s = in;
   if (!log_y) return s;
   const std::size_t before = s.points.size();
   s.points.erase(std::remove_if(s.points.begin(), s.points.end(), [](const auto& p) { return !(p.second > 0); }),
                  s.points.end());
   const std::size_t dropped = before - s.points.size();
-  if (dropped > 0 && s.points.empty() && s.clipped_x.empty()) s.title += " (0: not on the log axis)";
-  else if (dropped > 0) s.title += " (" + std::to_string(dropped) + " zeros not drawn)";
+  if (dropped > 0 && s.points.empty() && s.clipped_x.empty()) s.title += text::not_on_log_axis.in(lang);
+  else if (dropped > 0) s.title += text::zeros_open.in(lang) + std::to_string(dropped) + text::zeros_not_drawn.in(lang);
   return s;
 }
 
@@ -119,7 +119,7 @@ void Series::add(double x, double y, double clip_top) {
 namespace {
 
 // The notes for series drawn on top of each other: "(post, deepnorm and rezero coincide)".
-std::string coincidence_notes(const std::vector<Series>& series, const Range& y, bool log_y) {
+std::string coincidence_notes(const std::vector<Series>& series, const Range& y, bool log_y, Lang lang) {
   std::vector<std::size_t> group(series.size());
   for (std::size_t i = 0; i < series.size(); ++i) {
     group[i] = i;
@@ -136,10 +136,10 @@ std::string coincidence_notes(const std::vector<Series>& series, const Range& y,
     for (std::size_t i = 0; i < series.size(); ++i)
       if (group[i] == lead) names.push_back(series[i].name), offset |= series[i].x_offset != series[lead].x_offset;
     if (names.size() < 2) continue;
-    notes += "\n(";
+    notes += text::coincide_open.in(lang);
     for (std::size_t i = 0; i < names.size(); ++i)
-      notes += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
-    notes += std::string(" coincide") + (offset ? ": markers offset sideways" : "") + ")";
+      notes += (i == 0 ? "" : (i + 1 == names.size() ? text::and_word : text::list_sep).in(lang)) + names[i];
+    notes += text::coincide.in(lang) + (offset ? text::markers_offset.in(lang) : "") + text::close.in(lang);
   }
   return notes;
 }
@@ -157,14 +157,14 @@ std::string Figure::script() const {
   std::ostringstream s;
   s << "# Written by tapegrad-depth; run from this folder: gnuplot <this file>\n"
     << "# The data are the blocks below ($d0, $d1, ...), computed from the CSVs beside this file.\n"
-    << "set terminal pngcairo noenhanced size " << width << "," << height << " font 'sans,9'\n"
+    << "set terminal pngcairo noenhanced size " << width << "," << height << " font " << quoted(plot_font(lang)) << "\n"
     << "set output " << quoted(png) << "\n"
     << "set grid lc rgb '#dddddd'\n";
   int block = 0;
   std::vector<std::string> plots;  // per panel: its settings and plot command
   for (const Panel& given : panels) {
     Panel p = given;
-    for (Series& se : p.series) se = drawable(se, p.log_y);
+    for (Series& se : p.series) se = drawable(se, p.log_y, lang);
     // Where each point lands, shifted sideways by its series' offset.
     std::vector<std::vector<std::pair<double, double>>> points(p.series.size());
     std::vector<double> xs, ys;
@@ -187,7 +187,7 @@ std::string Figure::script() const {
                             : ys.empty()              ? (p.log_y ? std::sqrt(yr.lo * yr.hi) : 0.5 * (yr.lo + yr.hi))
                                                       : *std::max_element(ys.begin(), ys.end());
     std::ostringstream panel;
-    panel << "set title " << dq(p.title + coincidence_notes(p.series, yr, p.log_y)) << "\n"
+    panel << "set title " << dq(p.title + coincidence_notes(p.series, yr, p.log_y, lang)) << "\n"
           << "set xlabel " << quoted(p.xlabel) << "\nset ylabel " << quoted(p.ylabel) << "\n"
           << (p.log_x ? "set logscale x 2\n" : "unset logscale x\n")
           << (p.log_y ? "set logscale y\nset ytics " + log_tics(yr) + "\n" : "unset logscale y\nset ytics autofreq\n")
@@ -214,8 +214,8 @@ std::string Figure::script() const {
     }
     items.insert(items.end(), p.functions.begin(), p.functions.end());
     if (any_clipped)
-      items.push_back("keyentry with points pt 9 ps 1.4 lc rgb 'black' title 'clipped / NaN (above the range; at the top)'");
-    if (items.empty()) items.push_back("keyentry title 'no data'");
+      items.push_back("keyentry with points pt 9 ps 1.4 lc rgb 'black' title " + quoted(text::clipped.in(lang)));
+    if (items.empty()) items.push_back("keyentry title " + quoted(text::no_data.in(lang)));
     panel << "plot ";
     for (std::size_t i = 0; i < items.size(); ++i) panel << (i ? ", \\\n  " : "") << items[i];
     panel << "\n";

@@ -38,19 +38,20 @@ Series placement_series(nn::Placement p, std::size_t index, std::size_t count, d
   return s;
 }
 
-std::string one_run_note(const SweepGrid& g) {
-  std::string s = "seed " + std::to_string(g.seeds[0]) + ", d = " + std::to_string(g.widths[0]) + ", batch " +
-                  std::to_string(g.batches[0]) + ", " + std::to_string(g.steps[0]) + " steps";
+std::string one_run_note(const SweepGrid& g, Lang lang) {
+  std::string s = text::seed_is.in(lang) + std::to_string(g.seeds[0]) + text::width_is.in(lang) +
+                  std::to_string(g.widths[0]) + text::batch_is.in(lang) + std::to_string(g.batches[0]) +
+                  text::note_sep.in(lang) + std::to_string(g.steps[0]) + text::steps_word.in(lang);
   if (g.seeds.size() > 1 || g.widths.size() > 1 || g.batches.size() > 1 || g.steps.size() > 1)
-    s += " (the first of the sweep's settings)";
-  return s + listed_settings_note(g);
+    s += text::first_of_settings.in(lang);
+  return s + listed_settings_note(g, lang);
 }
 
-std::string listed_settings_note(const SweepGrid& g) {
+std::string listed_settings_note(const SweepGrid& g, Lang lang) {
   std::string s;
   for (const auto& [field, values] : listed_settings(g))
-    s += (s.empty() ? "" : ", ") + field->key + " " + Field::text(values[0]);
-  return s.empty() ? "" : "; " + s + " (the first listed: summary.txt has a row for each)";
+    s += (s.empty() ? "" : text::note_sep.in(lang)) + field->key + " " + Field::text(values[0]);
+  return s.empty() ? "" : text::listed_open.in(lang) + s + text::first_listed.in(lang);
 }
 
 bool same_settings(const RunConfig& a, const RunConfig& b) {
@@ -59,18 +60,18 @@ bool same_settings(const RunConfig& a, const RunConfig& b) {
   return true;
 }
 
-std::string averaged_note(const SweepGrid& g, bool over_steps_and_batches, const char* statistic) {
+std::string averaged_note(const SweepGrid& g, bool over_steps_and_batches, Lang lang, const Phrase& statistic) {
   std::vector<std::string> over;
-  if (g.seeds.size() > 1) over.push_back("seeds " + comma_list(g.seeds));
-  if (g.widths.size() > 1) over.push_back("widths " + comma_list(g.widths));
-  if (over_steps_and_batches && g.steps.size() > 1) over.push_back("steps " + comma_list(g.steps));
-  if (over_steps_and_batches && g.batches.size() > 1) over.push_back("batches " + comma_list(g.batches));
+  if (g.seeds.size() > 1) over.push_back(text::seeds_is.in(lang) + comma_list(g.seeds));
+  if (g.widths.size() > 1) over.push_back(text::widths_is.in(lang) + comma_list(g.widths));
+  if (over_steps_and_batches && g.steps.size() > 1) over.push_back(text::steps_is.in(lang) + comma_list(g.steps));
+  if (over_steps_and_batches && g.batches.size() > 1) over.push_back(text::batches_is.in(lang) + comma_list(g.batches));
   if (over.empty())
-    return "one run per point: seed " + std::to_string(g.seeds[0]) + ", d = " + std::to_string(g.widths[0]) +
-           listed_settings_note(g);
-  std::string s = std::string("each point the ") + statistic + " over ";
-  for (std::size_t i = 0; i < over.size(); ++i) s += (i ? " and " : "") + over[i];
-  return s + listed_settings_note(g);
+    return text::one_run_per_point.in(lang) + std::to_string(g.seeds[0]) + text::width_is.in(lang) +
+           std::to_string(g.widths[0]) + listed_settings_note(g, lang);
+  std::string s = text::each_point_the.in(lang) + statistic.in(lang) + text::over.in(lang);
+  for (std::size_t i = 0; i < over.size(); ++i) s += (i ? text::and_word.in(lang) : "") + over[i];
+  return s + listed_settings_note(g, lang);
 }
 
 std::pair<int, int> layout(std::size_t panels) {
@@ -92,9 +93,9 @@ RunConfig first_run(const SweepGrid& g) {
   return c;
 }
 
-std::string chance_line(const SweepGrid& g) {
+std::string chance_line(const SweepGrid& g, Lang lang) {
   const double ln_k = std::log(static_cast<double>(g.base.classes));
-  return format_double(ln_k) + " with lines dt (8,4) lw 1.2 lc rgb 'black' title 'chance: ln K = ln " +
+  return format_double(ln_k) + " with lines dt (8,4) lw 1.2 lc rgb 'black' title '" + text::chance.in(lang) +
          std::to_string(g.base.classes) + " = " + format_double(std::round(ln_k * 1000) / 1000) + "'";
 }
 

@@ -30,9 +30,10 @@ std::string comma_list(const std::vector<T>& values) {
 }
 
 // Which run a per-run plot shows: "seed 0, d = 32, batch 64, 200 steps" (and that it is the first of several).
-std::string one_run_note(const SweepGrid& grid);
+std::string one_run_note(const SweepGrid& grid, Lang lang);
 // What each point of an aggregated plot is: one run, or the mean (statistic) over the listed settings.
-std::string averaged_note(const SweepGrid& grid, bool over_steps_and_batches, const char* statistic = "mean");
+std::string averaged_note(const SweepGrid& grid, bool over_steps_and_batches, Lang lang,
+                          const Phrase& statistic = text::mean);
 
 // rows × cols for a number of panels, and the figure's size from them.
 std::pair<int, int> layout(std::size_t panels);
@@ -43,12 +44,12 @@ RunConfig first_run(const SweepGrid& grid);
 // The figures draw the first value of each setting a sweep lists (--precisions fp64,fp16: fp64), as a
 // mean over such values would mix them (and one NaN run would hide the rest): "; precision fp64 (the first
 // listed: ...)", or "" when none is listed.
-std::string listed_settings_note(const SweepGrid& grid);
+std::string listed_settings_note(const SweepGrid& grid, Lang lang);
 // Whether two runs have the same settings (the fields that are not swept axes).
 bool same_settings(const RunConfig& a, const RunConfig& b);
 
 // The chance level ln K as a labelled dashed line, and the top of a loss panel (1.5 ln K).
-std::string chance_line(const SweepGrid& grid);
+std::string chance_line(const SweepGrid& grid, Lang lang);
 double loss_clip(const SweepGrid& grid);
 
 }  // namespace tapegrad::lab

@@ -11,7 +11,7 @@
 namespace tapegrad::lab {
 namespace fs = std::filesystem;
 
-std::vector<std::string> write_plot_scripts(const std::string& out, const SweepGrid& g) {
+std::vector<std::string> write_plot_scripts(const std::string& out, const SweepGrid& g, Lang lang) {
   const fs::path dir(out);
   const Table runs = read_table(dir / "runs.csv"), curves = read_table(dir / "curves.csv"),
               init = read_table(dir / "init_grads.csv"), change = read_table(dir / "output_change.csv");
@@ -19,12 +19,12 @@ std::vector<std::string> write_plot_scripts(const std::string& out, const SweepG
   for (double lr : g.lrs)
     for (long w : g.warmups) {
       const std::string stem = "curves_lr" + format_double(lr) + "_w" + std::to_string(w);
-      figures.push_back({stem + ".gp", curves_figure(g, curves, lr, w, stem + ".png")});
+      figures.push_back({stem + ".gp", curves_figure(g, curves, lr, w, stem + ".png", lang)});
     }
-  figures.push_back({"eval_vs_depth.gp", eval_vs_depth_figure(g, runs)});
-  figures.push_back({"init_grads.gp", init_grads_figure(g, init)});
-  figures.push_back({"last_block_grad.gp", last_block_figure(g, init)});
-  figures.push_back({"output_change.gp", output_change_figure(g, change)});
+  figures.push_back({"eval_vs_depth.gp", eval_vs_depth_figure(g, runs, lang)});
+  figures.push_back({"init_grads.gp", init_grads_figure(g, init, lang)});
+  figures.push_back({"last_block_grad.gp", last_block_figure(g, init, lang)});
+  figures.push_back({"output_change.gp", output_change_figure(g, change, lang)});
   std::vector<std::string> names;
   for (const auto& [name, figure] : figures) {
     write_file_atomically((dir / name).string(), figure.script());

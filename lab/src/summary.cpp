@@ -6,7 +6,9 @@
 #include <iomanip>
 #include <sstream>
 
+#include "tapegrad/debug/text_width.hpp"
 #include "tapegrad/lab/depth_run.hpp"
+#include "tapegrad/lab/lab_text.hpp"
 #include "tapegrad/lab/run_fields.hpp"
 
 namespace tapegrad::lab {
@@ -96,10 +98,11 @@ std::string cell(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, co
 
 }  // namespace
 
-std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& outcomes) {
-  std::vector<std::string> headers{"placement"};
+std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, Lang lang) {
+  std::vector<std::string> headers{text::placement.in(lang)};
   for (double lr : g.lrs)
-    for (long w : g.warmups) headers.push_back("lr=" + format_double(lr) + " warmup=" + std::to_string(w));
+    for (long w : g.warmups)
+      headers.push_back(text::lr_is.in(lang) + format_double(lr) + text::warmup_is.in(lang) + std::to_string(w));
   std::vector<std::vector<std::string>> rows;
   for (const SummaryRow& r : summary_rows(g)) {
     std::vector<std::string> row{r.label};
@@ -107,45 +110,42 @@ std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& out
       for (long w : g.warmups) row.push_back(cell(g, outcomes, r, lr, w));
     rows.push_back(row);
   }
+  // Columns as wide as their widest text on screen (a Chinese character takes two columns, three bytes).
   std::vector<std::size_t> width(headers.size());
   for (std::size_t i = 0; i < headers.size(); ++i) {
-    width[i] = headers[i].size();
-    for (const auto& r : rows) width[i] = std::max(width[i], r[i].size());
+    width[i] = display_width(headers[i]);
+    for (const auto& r : rows) width[i] = std::max(width[i], display_width(r[i]));
   }
   std::ostringstream s;
   std::string depth_list;
   for (auto d : g.depths) depth_list += (depth_list.empty() ? "" : ",") + std::to_string(d);
   const std::size_t per_cell = g.widths.size() * g.steps.size() * g.batches.size() * g.seeds.size();
-  s << "Deepest stack that trained (depths tried: " << depth_list << "; " << per_cell
-    << (per_cell == 1 ? " run" : " runs") << " per depth: " << g.seeds.size() << (g.seeds.size() == 1 ? " seed" : " seeds")
-    << (per_cell > g.seeds.size() ? " x widths, steps, batches" : "") << "):\n";
+  s << text::deepest.in(lang) << depth_list << text::before_runs.in(lang) << per_cell
+    << (per_cell == 1 ? text::run_one : text::run_many).in(lang) << text::per_depth.in(lang) << g.seeds.size()
+    << (g.seeds.size() == 1 ? text::seed_one : text::seed_many).in(lang)
+    << (per_cell > g.seeds.size() ? text::times_other_axes.in(lang) : "") << text::deepest_end.in(lang);
   auto line = [&](const std::vector<std::string>& r) {
-    for (std::size_t i = 0; i < r.size(); ++i)
-      s << (i ? "  " : "") << (i ? std::right : std::left) << std::setw(static_cast<int>(width[i])) << r[i];
+    for (std::size_t i = 0; i < r.size(); ++i) s << (i ? "  " + pad_left(r[i], width[i]) : pad_right(r[i], width[i]));
     s << '\n';
   };
   line(headers);
   for (const auto& r : rows) line(r);
   const std::size_t K = g.base.classes;
-  s << std::setprecision(4) << "The verdict at a depth is its median run's final eval loss: trained below 0.5*ln(" << K
-    << ") = " << trained_threshold(K) << ",\ncollapsed above 0.7*ln(" << K << ") = " << collapse_threshold(K)
-    << " (a NaN/Inf run counts as the worst). \"~D\": at depth D the median lies between the two,\n"
-       "neither trained nor collapsed. \"-\": no depth trained; \"*\": a shallower depth did not train; "
-       "\"?\": runs missing.\n";
-  if (g.seeds.size() < 3)
-    s << "With fewer than 3 seeds a verdict rests on single chaotic runs: the last bits of a BLAS kernel can move it.\n";
+  s << std::setprecision(4) << text::verdict_trained.in(lang) << K << ") = " << trained_threshold(K)
+    << text::verdict_collapsed.in(lang) << K << ") = " << collapse_threshold(K) << text::verdict_legend.in(lang);
+  if (g.seeds.size() < 3) s << text::few_seeds.in(lang);
   return s.str();
 }
 
-std::string run_counts(const std::vector<RunOutcome>& outcomes) {
+std::string run_counts(const std::vector<RunOutcome>& outcomes, Lang lang) {
   std::size_t failed = 0, nonfinite = 0;
   for (const auto& o : outcomes) {
     failed += o.failed;
     nonfinite += o.fail_reason == "nonfinite";
   }
   std::ostringstream s;
-  s << failed << " of " << outcomes.size() << " runs failed (" << nonfinite << " with NaN/Inf, " << failed - nonfinite
-    << " collapsed: final eval loss above the threshold).\n";
+  s << failed << text::failed_of.in(lang) << outcomes.size() << text::runs_failed.in(lang) << nonfinite
+    << text::with_nonfinite.in(lang) << failed - nonfinite << text::collapsed_count.in(lang);
   return s.str();
 }
 

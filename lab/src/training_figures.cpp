@@ -10,21 +10,23 @@
 
 namespace tapegrad::lab {
 
-Figure curves_figure(const SweepGrid& g, const Table& curves, double lr, long warmup, const std::string& png) {
+Figure curves_figure(const SweepGrid& g, const Table& curves, double lr, long warmup, const std::string& png,
+                     Lang lang) {
   static const char* const palette[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
                                         "#666666"};
   Figure f;
   f.png = png;
-  f.title = "training loss (minibatch) against step at lr = " + format_double(lr) + ", warmup = " +
-            std::to_string(warmup) + "\none run per line: " + one_run_note(g);
+  f.lang = lang;
+  f.title = text::curves_title.in(lang) + format_double(lr) + text::warmup_eq.in(lang) + std::to_string(warmup) +
+            text::one_run_per_line.in(lang) + one_run_note(g, lang);
   size_figure(f, g.placements.size(), 440, 390);
   const std::size_t step_col = curves.rows.empty() ? 0 : curves.column("step");
   const std::size_t loss_col = curves.rows.empty() ? 0 : curves.column("loss");
   for (auto p : g.placements) {
     Panel panel;
     panel.title = nn::to_string(p);
-    panel.xlabel = "step";
-    panel.ylabel = "loss";
+    panel.xlabel = text::step.in(lang);
+    panel.ylabel = text::loss.in(lang);
     panel.clip_top = loss_clip(g);
     panel.x_extent = {0.0, static_cast<double>(g.steps[0])};
     for (std::size_t k = 0; k < g.depths.size(); ++k) {
@@ -39,7 +41,7 @@ Figure curves_figure(const SweepGrid& g, const Table& curves, double lr, long wa
         s.add(csv_number(curves.rows[r][step_col]), csv_number(curves.rows[r][loss_col]), panel.clip_top);
       panel.series.push_back(std::move(s));
     }
-    panel.functions.push_back(chance_line(g));
+    panel.functions.push_back(chance_line(g, lang));
     f.panels.push_back(std::move(panel));
   }
   return f;
@@ -70,30 +72,30 @@ std::vector<Series> per_depth(const SweepGrid& g, const std::vector<RunConfig>& 
   return lines;
 }
 
-Figure eval_vs_depth_figure(const SweepGrid& g, const Table& runs) {
+Figure eval_vs_depth_figure(const SweepGrid& g, const Table& runs, Lang lang) {
   Figure f;
   f.png = "eval_vs_depth.png";
-  f.title = "final eval loss against depth (" + averaged_note(g, true, "median") +
-            ")\nthe summary's verdict: trained below the lower grey line, collapsed above the upper; markers offset "
-            "sideways per placement";
+  f.lang = lang;
+  f.title = text::eval_vs_depth_title.in(lang) + averaged_note(g, true, lang, text::median) +
+            text::eval_vs_depth_lines.in(lang);
   size_figure(f, g.lrs.size() * g.warmups.size(), 470, 420);
   const std::vector<RunConfig> all = expand(g);
   const double threshold = collapse_threshold(g.base.classes);
   for (double lr : g.lrs)
     for (long w : g.warmups) {
       Panel panel;
-      panel.title = "lr = " + format_double(lr) + ", warmup = " + std::to_string(w);
-      panel.xlabel = "depth L (blocks)";
-      panel.ylabel = "eval loss";
+      panel.title = text::lr_eq.in(lang) + format_double(lr) + text::warmup_eq.in(lang) + std::to_string(w);
+      panel.xlabel = text::depth_axis.in(lang);
+      panel.ylabel = text::eval_loss.in(lang);
       panel.log_x = true;
       panel.clip_top = loss_clip(g);
       panel.series = per_depth(g, all, runs, "eval_loss", lr, w, panel.clip_top, PerDepth::median);
-      panel.functions.push_back(chance_line(g));
+      panel.functions.push_back(chance_line(g, lang));
       const double trained = trained_threshold(g.base.classes);
       panel.functions.push_back(format_double(trained) + " with lines dt (1,2) lw 1.2 lc rgb '#888888' title " +
-                                "'trained below 0.5 ln K = " + format_double(std::round(trained * 1000) / 1000) + "'");
+                                "'" + text::trained_below.in(lang) + format_double(std::round(trained * 1000) / 1000) + "'");
       panel.functions.push_back(format_double(threshold) + " with lines dt (2,3) lw 1.2 lc rgb '#888888' title " +
-                                "'failed above 0.7 ln K = " + format_double(std::round(threshold * 1000) / 1000) + "'");
+                                "'" + text::failed_above.in(lang) + format_double(std::round(threshold * 1000) / 1000) + "'");
       f.panels.push_back(std::move(panel));
     }
   return f;

@@ -8,6 +8,7 @@
 #include "grader.hpp"
 #include "grader_texts.hpp"
 #include "tapegrad/debug/display.hpp"  // escape_html
+#include "tapegrad/debug/text_width.hpp"
 
 namespace tapegrad::exercise {
 
@@ -21,23 +22,6 @@ std::string Report::result_line() const {
 }
 
 namespace {
-// Width in columns: a CJK character (3 UTF-8 bytes) takes two, other characters one.
-std::size_t columns(const std::string& s) {
-  std::size_t cols = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    const unsigned char ch = static_cast<unsigned char>(s[i]);
-    const std::size_t len = ch < 0x80 ? 1 : ch < 0xE0 ? 2 : ch < 0xF0 ? 3 : 4;
-    cols += len == 3 && ch >= 0xE3 ? 2 : 1;
-    i += len;
-  }
-  return cols;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-  const std::size_t cols = columns(s);
-  return cols >= width ? s : s + std::string(width - cols, ' ');
-}
-
 // A row's detail; an exception's message of several lines continues under its first line, so that
 // the table's columns stay straight.
 std::string indented(const std::string& detail, std::size_t column) {
@@ -62,13 +46,14 @@ std::string Report::to_string() const {
       << "\n";
   std::size_t case_width = 0, out_width = 0;
   for (const CheckRow& r : rows)
-    case_width = std::max(case_width, columns(r.case_name)), out_width = std::max(out_width, columns(r.output));
+    case_width = std::max(case_width, display_width(r.case_name)),
+    out_width = std::max(out_width, display_width(r.output));
   case_width = std::min<std::size_t>(case_width, 56);
   out_width = std::min<std::size_t>(out_width, 16);
   for (const CheckRow& r : rows) {
-    const std::string head = "  " + (r.passed ? text::ok : text::fail).in(lang) + pad(r.case_name, case_width) + "  " +
-                             pad(r.output, out_width) + "  ";
-    out << head << indented(r.detail, columns(head)) << "\n";
+    const std::string head = "  " + (r.passed ? text::ok : text::fail).in(lang) + pad_right(r.case_name, case_width) +
+                             "  " + pad_right(r.output, out_width) + "  ";
+    out << head << indented(r.detail, display_width(head)) << "\n";
   }
   if (!printed.empty()) {
     out << text::printed.in(lang) << "\n";
@@ -87,7 +72,7 @@ std::string Report::to_string() const {
       std::istringstream words(hint);
       std::string word, line;
       while (words >> word) {
-        if (!line.empty() && columns(line) + 1 + columns(word) > 98) out << "  " << line << "\n", line.clear();
+        if (!line.empty() && display_width(line) + 1 + display_width(word) > 98) out << "  " << line << "\n", line.clear();
         line += (line.empty() ? "" : " ") + word;
       }
       if (!line.empty()) out << "  " << line << "\n";

@@ -5,7 +5,8 @@
 #   default_summary_test.sh TAPEGRAD_DEPTH SOURCE_DIR WORK_DIR summary KERNEL
 #       the default sweep (3 seeds) under KERNEL prints exactly docs/lab/summary.txt, which README.md's table
 #       shows (docs/lab.md says so; the doc test compares the README with the file). Run under two kernels,
-#       this is the test that the summary is the same on both.
+#       this is the test that the summary is the same on both. Then `report` of the same runs with
+#       TAPEGRAD_LANG=zh prints exactly docs/lab/summary.zh.txt (the Chinese text of the same table).
 #   default_summary_test.sh TAPEGRAD_DEPTH SOURCE_DIR WORK_DIR one_seed KERNEL_A KERNEL_B
 #       why three seeds: Post-Norm, L = 32, lr 3e-3, warmup 100, seed 0 alone, under two kernels: its final
 #       eval loss moves by more than 0.1 (on the AMD EPYC where issue 41 was found, 1.086 and 1.519: its
@@ -59,6 +60,13 @@ case "$mode" in
       fail "the default sweep under $kernel's kernels prints another summary than docs/lab/summary.txt (above)"
     fi
     echo "the default sweep under OpenBLAS's $kernel kernels prints docs/lab/summary.txt"
+    # The same runs' summary in Chinese (report rewrites the folder's text from runs/; no run trains again).
+    TAPEGRAD_LANG=zh "$bin" report sweep > report-zh.log 2>&1 || fail "report in Chinese: $(tail report-zh.log)"
+    if ! cmp -s sweep/summary.txt "$src/docs/lab/summary.zh.txt"; then
+      diff "$src/docs/lab/summary.zh.txt" sweep/summary.txt
+      fail "the default sweep's summary in Chinese (TAPEGRAD_LANG=zh) is not docs/lab/summary.zh.txt (above)"
+    fi
+    echo "and in Chinese docs/lab/summary.zh.txt"
     echo "PASS: default_summary" ;;
   one_seed)
     one=(--placements post --depths 32 --lrs 3e-3 --warmups 100 --seeds 0 --no-plots -j 1)

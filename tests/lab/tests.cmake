@@ -60,7 +60,8 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Release" AND NOT TAPEGRAD_SANITIZE)
     LABELS "lab"
     TIMEOUT 900)
   # The default sweep (3 seeds, as scripts/lab.sh runs it) prints docs/lab/summary.txt under Haswell's kernels and
-  # under another's: the README's table holds on every machine. And one seed alone does not (one_seed: the run
+  # under another's: the README's table holds on every machine (and `report` of its runs in Chinese prints
+  # docs/lab/summary.zh.txt). And one seed alone does not (one_seed: the run
   # that moved the README's 32 to 16 on another CPU). default_summary_test.sh says why; a few CPU-minutes each.
   foreach(kernel Haswell other)
     add_test(NAME lab.default_summary.${kernel}

@@ -18,6 +18,12 @@ the server and the browser bound to 127.0.0.1 and the server behind a token:
   * save a screenshot to DIR/NB.png.
 With --sweep-page TAPEGRAD_DEPTH it also runs a tiny sweep and opens its index.html from the file
 system (file://, no server): the summary table is there and every image on it has loaded.
+With --sweep-page-lang zh the sweep is run with --lang zh, and the page must draw its Chinese: the
+fonts Chromium used for the headings and a summary cell (DevTools' CSS.getPlatformFontsForNode) must
+include a CJK font (Noto Sans CJK, Debian's fonts-noto-cjk) that drew at least as many glyphs as the
+text has Chinese characters; without one they would be boxes ("tofu") or another font's fallback.
+The screenshot is DIR/sweep_index.png (DIR/sweep_index_zh.png in Chinese). Without notebooks given,
+only the sweep page is checked (no notebook server).
 The server and the browser are ended by their process ids. Without chromium (or the
 notebook server, or python3-websocket) it prints "SKIP: ..." and exits 0; ctest reports
 the test as skipped.
@@ -156,11 +162,39 @@ def check_steps(page, name):
     return problems
 
 
-def check_sweep_page(page, depth_bin, workdir, out_dir):
-    """A tiny sweep's index.html, opened from the file system."""
-    out = os.path.join(workdir, "sweep")
+def cjk_characters(text):
+    """How many CJK characters (ideographs and full-width punctuation) text has."""
+    return sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef")
+
+
+def check_cjk_fonts(page, selector):
+    """Problems if the element's Chinese characters were not drawn by a CJK font (DevTools' platform fonts)."""
+    page.call("DOM.enable")
+    page.call("CSS.enable")
+    root = page.call("DOM.getDocument", depth=-1)["root"]["nodeId"]
+    node = page.call("DOM.querySelector", nodeId=root, selector=selector)["nodeId"]
+    if not node:
+        return ["sweep index.html: no %s" % selector]
+    text = page.js("document.querySelector(%s).textContent" % json.dumps(selector))
+    fonts = page.call("CSS.getPlatformFontsForNode", nodeId=node)["fonts"]
+    wanted = cjk_characters(text)
+    drawn = sum(f["glyphCount"] for f in fonts if "CJK" in f["familyName"])
+    print("sweep index.html %s %r: %d Chinese characters, fonts %s"
+          % (selector, text[:40], wanted, [(f["familyName"], f["glyphCount"]) for f in fonts]))
+    if wanted == 0:
+        return ["sweep index.html: %s has no Chinese text: %r" % (selector, text)]
+    if drawn < wanted:
+        return ["sweep index.html: %s's %d Chinese characters: only %d glyphs from a CJK font (fonts used: %s); "
+                "install fonts-noto-cjk" % (selector, wanted, drawn, fonts)]
+    return []
+
+
+def check_sweep_page(page, depth_bin, workdir, out_dir, lang="en"):
+    """A tiny sweep's index.html, opened from the file system (in lang: en or zh)."""
+    out = os.path.join(workdir, "sweep-" + lang)
     subprocess.run([depth_bin, "--placements", "post,pre", "--depths", "1,2", "--lrs", "0.01", "--warmups", "0",
-                    "--widths", "4", "--steps", "8", "--batch", "8", "--seeds", "0", "-j1", "--out", out],
+                    "--widths", "4", "--steps", "8", "--batch", "8", "--seeds", "0", "-j1", "--out", out,
+                    "--lang", lang],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     page.call("Page.navigate", url="file://" + os.path.join(out, "index.html"))
@@ -170,7 +204,7 @@ def check_sweep_page(page, depth_bin, workdir, out_dir):
     cells = page.js("document.querySelectorAll('table.summary td.trained, table.summary td.failed,"
                     " table.summary td.between').length")
     shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
-    with open(os.path.join(out_dir, "sweep_index.png"), "wb") as f:
+    with open(os.path.join(out_dir, "sweep_index%s.png" % ("" if lang == "en" else "_" + lang)), "wb") as f:
         f.write(base64.b64decode(shot["data"]))
     print("sweep index.html: %d images %s, %d summary cells" % (len(images), images, cells))
     problems = []
@@ -178,6 +212,9 @@ def check_sweep_page(page, depth_bin, workdir, out_dir):
         problems.append("sweep index.html: images that did not load: %s" % images)
     if cells != 4:
         problems.append("sweep index.html: %d coloured summary cells, want 4 (2 placements x 2 depths)" % cells)
+    if lang == "zh":
+        for selector in ("h1", "h2", "table.summary td.trained, table.summary td.failed, table.summary td.between"):
+            problems += check_cjk_fonts(page, selector)
     return problems
 
 
@@ -218,9 +255,9 @@ def check_notebook(page, base, token, name, expect, out_dir, timeout, svg=False,
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("notebooks", nargs="+")
-    ap.add_argument("--kernelspecs", required=True)
-    ap.add_argument("--lib-dir", required=True)
+    ap.add_argument("notebooks", nargs="*")
+    ap.add_argument("--kernelspecs", help="required with notebooks")
+    ap.add_argument("--lib-dir", help="required with notebooks")
     ap.add_argument("--include-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                                           "include"))
     ap.add_argument("--out", required=True, help="where the screenshots go")
@@ -228,12 +265,19 @@ def main():
     ap.add_argument("--svg", action="append", default=[], help="NB whose draw() SVGs must render")
     ap.add_argument("--steps", action="append", default=[], help="NB whose backward_steps() slider is checked")
     ap.add_argument("--sweep-page", help="tapegrad-depth: run a tiny sweep and check its index.html")
+    ap.add_argument("--sweep-page-lang", choices=["en", "zh"], default="en",
+                    help="the sweep page's language (zh: its Chinese must be drawn by a CJK font)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds to run one notebook's cells")
     args = ap.parse_args()
+    if args.notebooks and not (args.kernelspecs and args.lib_dir):
+        ap.error("notebooks need --kernelspecs and --lib-dir")
+    if not args.notebooks and not args.sweep_page:
+        ap.error("nothing to check: give notebooks, --sweep-page or both")
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     missing = [what for what, ok in (("chromium (package chromium)", chromium),
-                                     ("the notebook server (package jupyter-notebook)", _has_module("notebook")),
+                                     ("the notebook server (package jupyter-notebook)",
+                                      _has_module("notebook") or not args.notebooks),
                                      ("python3-websocket", _has_module("websocket"))) if not ok]
     if missing:
         print("SKIP: the browser test needs " + ", ".join(missing))
@@ -248,7 +292,7 @@ def main():
     token = base64.b32encode(os.urandom(15)).decode().lower()
     server = browser = None
     problems = []
-    env = dict(os.environ, JUPYTER_PATH=os.path.abspath(args.kernelspecs), OPENBLAS_NUM_THREADS="1",
+    env = dict(os.environ, JUPYTER_PATH=os.path.abspath(args.kernelspecs or workdir), OPENBLAS_NUM_THREADS="1",
                JUPYTER_CONFIG_DIR=os.path.join(workdir, "config"), JUPYTER_RUNTIME_DIR=os.path.join(workdir, "runtime"))
     try:
         nb_dir = os.path.join(workdir, "notebooks")
@@ -256,14 +300,15 @@ def main():
         names = [os.path.basename(copy_notebook(nb, nb_dir, os.path.abspath(args.include_dir),
                                                 os.path.abspath(args.lib_dir))) for nb in args.notebooks]
         port = free_port()
-        with open(os.path.join(args.out, "notebook-server.log"), "w") as log:
-            server = subprocess.Popen([sys.executable, "-m", "notebook", "--no-browser", "--allow-root",
-                                       "--ip=127.0.0.1", "--port=%d" % port, "--port-retries=0",
-                                       "--NotebookApp.token=" + token, "--notebook-dir=" + nb_dir],
-                                      stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         base = "http://127.0.0.1:%d" % port
-        wait_for("the notebook server", lambda: urllib.request.urlopen("%s/api/status?token=%s" % (base, token),
-                                                                      timeout=5).status == 200, 60)
+        if names:  # the sweep page alone needs no server
+            with open(os.path.join(args.out, "notebook-server.log"), "w") as log:
+                server = subprocess.Popen([sys.executable, "-m", "notebook", "--no-browser", "--allow-root",
+                                           "--ip=127.0.0.1", "--port=%d" % port, "--port-retries=0",
+                                           "--NotebookApp.token=" + token, "--notebook-dir=" + nb_dir],
+                                          stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            wait_for("the notebook server", lambda: urllib.request.urlopen("%s/api/status?token=%s" % (base, token),
+                                                                          timeout=5).status == 200, 60)
         debug_port = free_port()
         browser = subprocess.Popen([chromium] + CHROMIUM_FLAGS + [
             "--user-data-dir=" + os.path.join(workdir, "chromium"), "--remote-debugging-address=127.0.0.1",
@@ -277,7 +322,7 @@ def main():
                                        svg=name in args.svg, steps=name in args.steps)
             page.js("Jupyter.notebook.session.delete(); true")  # shut its kernel down
         if args.sweep_page:
-            problems += check_sweep_page(page, args.sweep_page, workdir, args.out)
+            problems += check_sweep_page(page, args.sweep_page, workdir, args.out, args.sweep_page_lang)
     except Exception as e:
         problems.append("%s: %s" % (type(e).__name__, e))
     finally:

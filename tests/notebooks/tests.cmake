@@ -103,6 +103,14 @@ add_test(NAME notebook.browser
                  ${PROJECT_SOURCE_DIR}/notebooks/07_transformer_block.ipynb)
 set_tests_properties(notebook.browser PROPERTIES LABELS notebook TIMEOUT 900 ENVIRONMENT "${_nb_env}"
                      SKIP_REGULAR_EXPRESSION "SKIP:")
+# A tiny sweep's index.html with --lang zh in headless Chromium: its Chinese headings and cells drawn by a CJK
+# font (Noto Sans CJK, fonts-noto-cjk), not boxes; the screenshot is <build>/tests/notebook_browser_zh/
+# sweep_index_zh.png. No notebook server or kernel. Skipped without chromium.
+add_test(NAME notebook.browser_sweep_zh
+         COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/browser_check.py --out ${CMAKE_CURRENT_BINARY_DIR}/notebook_browser_zh
+                 --sweep-page $<TARGET_FILE:tapegrad-depth> --sweep-page-lang zh)
+set_tests_properties(notebook.browser_sweep_zh PROPERTIES LABELS "notebook;lab" TIMEOUT 300 ENVIRONMENT "${_nb_env}"
+                     SKIP_REGULAR_EXPRESSION "SKIP:")
 
 # The README's third command: scripts/notebook.sh starts Jupyter Notebook with the kernel
 # (--check: the server lists xcpp17, then stops; the build is this one, already done).

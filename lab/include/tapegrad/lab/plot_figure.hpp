@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "tapegrad/lab/lab_text.hpp"
+
 namespace tapegrad::lab {
 
 struct Series {
@@ -43,6 +45,7 @@ struct Panel {
 struct Figure {
   std::string png, title;
   int width = 800, height = 400, rows = 1, cols = 1;
+  Lang lang = Lang::en;  // of the notes the script adds (coincide, clipped, ...) and its font (plot_font)
   std::vector<Panel> panels;
   std::string script() const;
 };

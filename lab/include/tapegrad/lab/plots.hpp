@@ -18,13 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "tapegrad/lab/lab_text.hpp"
 #include "tapegrad/lab/sweep.hpp"
 
 namespace tapegrad::lab {
 
 // Writes the .gp scripts into out from the CSVs there (runs.csv, curves.csv, init_grads.csv,
-// output_change.csv; a missing one gives empty panels); returns their file names.
-std::vector<std::string> write_plot_scripts(const std::string& out, const SweepGrid& grid);
+// output_change.csv; a missing one gives empty panels), their text in `lang`; returns their file names.
+std::vector<std::string> write_plot_scripts(const std::string& out, const SweepGrid& grid, Lang lang = Lang::en);
 
 // The gnuplot program on PATH, or "" if there is none.
 std::string find_gnuplot();

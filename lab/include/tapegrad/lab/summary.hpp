@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tapegrad/lab/lab_text.hpp"
 #include "tapegrad/lab/results_store.hpp"
 #include "tapegrad/lab/run_fields.hpp"
 #include "tapegrad/lab/sweep.hpp"
@@ -49,8 +50,9 @@ std::vector<DepthCell> depth_cells(const SweepGrid& grid, const std::vector<RunO
 // A cell of the table is the deepest depth whose verdict is trained; "-" if none is; a trailing "*" if some
 // shallower depth is not (training is not monotone in depth there); "?" if runs are missing; then " ~D" for
 // each deeper depth D whose verdict is between. Below the table: how the verdict is made. Nothing in it counts
-// single runs, so that it holds on every machine; run_counts() does (printed and on the page).
-std::string summary_table(const SweepGrid& grid, const std::vector<RunOutcome>& outcomes);
-std::string run_counts(const std::vector<RunOutcome>& outcomes);
+// single runs, so that it holds on every machine; run_counts() does (printed and on the page). In `lang`
+// (lab_text.hpp): the Chinese table is aligned by display width, the cells and numbers are the same.
+std::string summary_table(const SweepGrid& grid, const std::vector<RunOutcome>& outcomes, Lang lang = Lang::en);
+std::string run_counts(const std::vector<RunOutcome>& outcomes, Lang lang = Lang::en);
 
 }  // namespace tapegrad::lab
