@@ -313,7 +313,8 @@ _SUMMARIES = [
     ("entry_summary", "^tapegrad::TapeEntry$"),
     ("tape_summary", "^tapegrad::Tape$"),
     ("xarray_summary", "^xt::xarray_container<"),
-    ("module_summary", "^tapegrad::nn::(Module|Linear|LayerNorm|RMSNorm|BatchNorm1d|FFN|ResidualBlock|Sequential)$"),
+    ("module_summary", "^tapegrad::nn::(Module|Linear|LayerNorm|RMSNorm|BatchNorm1d|FFN|ResidualBlock|Sequential"
+                       "|MultiheadAttention|TransformerLM)$"),
 ]
 
 
