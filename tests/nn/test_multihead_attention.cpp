@@ -181,8 +181,17 @@ TEST_CASE("MultiheadAttention with a KVCache: a prefill then one token at a time
     KVCache cache;
     const Array prefill = m.forward(Tensor(Array(xt::view(x, xt::all(), xt::range(0, 3), xt::all()))), &cache).value();
     CHECK(cache.length() == 3);
-    // The cache holds the kv heads un-repeated: (B, Hkv, T, Dh).
+    // The cache holds the kv heads un-repeated: (B, Hkv, T, Dh), the keys after RoPE at their absolute
+    // positions 0, 1, 2. (A constant shift of every position would leave the outputs unchanged, RoPE being
+    // relative, so only the cached keys show it.)
     CHECK(shape_str(cache.keys().shape()) == shape_str(Shape{2, m.num_kv_heads, 3, 4}));
+    const Tensor x_prefill(Array(xt::view(x, xt::all(), xt::range(0, 3), xt::all())));
+    for (std::size_t g = 0; g < m.num_kv_heads; ++g) {
+      Tensor k = project(*m.k_proj, x_prefill, g * 4, 4), v = project(*m.v_proj, x_prefill, g * 4, 4);
+      if (c.rope) k = rotary_embedding(k, position_range(0, 3), m.options.rope_base, *c.rope);
+      CHECK(allclose(Array(xt::view(cache.keys(), xt::all(), g)), k.value(), 1e-12, 1e-12));
+      CHECK(allclose(Array(xt::view(cache.values(), xt::all(), g)), v.value(), 1e-12, 1e-12));
+    }
     CHECK(allclose(prefill, Array(xt::view(full, xt::all(), xt::range(0, 3), xt::all())), 1e-12, 1e-12));
     for (std::size_t t = 3; t < 6; ++t) {
       INFO("decode step at position " << t);

@@ -143,6 +143,29 @@ TEST_CASE("TransformerLM: names, shapes, and the final norm only where the place
   CHECK(learned.embed_positions->weight.shape() == Shape{16, 16});
 }
 
+TEST_CASE("TransformerLM: equals its pieces (token rows + position rows 0 .. S − 1, the layers, norm, lm_head)",
+          "[nn][lm]") {
+  for (const LMConfig& c : lm_configs()) {
+    INFO(c.name);
+    Generator gen(17);
+    TransformerLM lm(lm_options(c), gen);
+    const Tensor tokens = tokens_of({{3, 1, 4, 1}, {5, 9, 2, 6}});
+    no_grad guard;
+    Array h = Array::from_shape({2, 4, 16});
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t s = 0; s < 4; ++s)
+        for (std::size_t j = 0; j < 16; ++j) {
+          const auto token = static_cast<std::size_t>(tokens.value()(b, s));
+          h(b, s, j) = lm.embed_tokens->weight.value()(token, j);
+          if (lm.embed_positions) h(b, s, j) += lm.embed_positions->weight.value()(s, j);  // row s: position s
+        }
+    Tensor out(h);
+    for (auto& layer : lm.layers) out = (*layer)(out);
+    if (lm.norm) out = (*lm.norm)(out);
+    CHECK(allclose(lm(tokens).value(), (*lm.lm_head)(out).value(), 1e-13, 1e-13));
+  }
+}
+
 TEST_CASE("TransformerLM: the KV cache gives the full causal forward's logits at every step", "[nn][lm][kv_cache]") {
   for (const LMConfig& c : lm_configs()) {
     INFO(c.name);
