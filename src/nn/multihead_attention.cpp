@@ -1,5 +1,8 @@
 #include "tapegrad/nn/multihead_attention.hpp"
 
+#include <cmath>
+
+#include "../argument_check.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/attention.hpp"
 #include "tapegrad/ops/repeat_kv.hpp"
@@ -42,8 +45,8 @@ MultiheadAttention::MultiheadAttention(std::size_t d_, std::size_t num_heads_, c
   if (options.rope && head_dim % 2 != 0)
     throw ShapeError("MultiheadAttention: RoPE rotates features in pairs; expected an even head_dim = d / num_heads, got " +
                      std::to_string(d) + " / " + std::to_string(num_heads) + " = " + std::to_string(head_dim));
-  if (!(options.rope_base > 0.0))
-    throw Error("MultiheadAttention: invalid rope_base=" + std::to_string(options.rope_base) + " (expected > 0)");
+  detail::require(options.rope_base > 0.0 && std::isfinite(options.rope_base), "MultiheadAttention", "rope_base",
+                  options.rope_base, "a finite number > 0, e.g. 10000");  // NaN fails too
   const std::size_t kv_features = num_kv_heads * head_dim;
   q_proj = register_module("q_proj", std::make_shared<Linear>(d, d, options.bias, gen));
   k_proj = register_module("k_proj", std::make_shared<Linear>(d, kv_features, options.bias, gen));

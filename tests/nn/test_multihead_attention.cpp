@@ -215,6 +215,10 @@ TEST_CASE("MultiheadAttention and KVCache: bad input names the module, the shape
   REQUIRE_THROWS_WITH(MultiheadAttention(12, 4, make_options(0, RopeStyle::half_split)),
                       Catch::Contains("MultiheadAttention") && Catch::Contains("even head_dim") &&
                           Catch::Contains("12 / 4 = 3"));
+  MultiheadAttentionOptions bad_base = make_options(0, RopeStyle::half_split);
+  bad_base.rope_base = -1.0;
+  REQUIRE_THROWS_WITH(MultiheadAttention(16, 4, bad_base),
+                      Catch::Contains("MultiheadAttention: invalid rope_base=-1 (expected a finite number > 0"));
   MultiheadAttention m(16, 4, make_options(2, RopeStyle::half_split));
   REQUIRE_THROWS_WITH(m(Tensor(randn({2, 5, 8}, 1))), Catch::Contains("MultiheadAttention") &&
                                                            Catch::Contains("(B, S, d) with d = 16") &&
