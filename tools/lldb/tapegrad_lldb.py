@@ -193,7 +193,7 @@ def tape_lines(tape):
 
 
 _MODULE_SETTINGS = ("in_features", "out_features", "num_features", "d", "hidden", "activation", "placement",
-                    "eps", "momentum")
+                    "eps", "momentum", "num_heads", "num_kv_heads", "head_dim")
 
 
 def module_str(module):
