@@ -22,7 +22,8 @@ import os
 import torch
 
 from fixture_case_dir import write_case_dir
-from llm_reference_code import hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb, meta_precompute_freqs_cis
+from llm_reference_code import (hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb,
+                                meta_precompute_freqs_cis)
 
 torch.manual_seed(20261204)
 
