@@ -22,42 +22,14 @@ import os
 import torch
 
 from fixture_case_dir import write_case_dir
+from llm_reference_code import (hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb,
+                                meta_precompute_freqs_cis)
 
 torch.manual_seed(20261204)
 
 OUT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "llm"))
 B, H, S, D = 2, 3, 5, 8
 OFFSET, BASE = 3, 10000.0
-
-
-# ---- Hugging Face (transformers, modeling_llama.py) ----
-def rotate_half(x):
-    x1 = x[..., : x.shape[-1] // 2]
-    x2 = x[..., x.shape[-1] // 2:]
-    return torch.cat((-x2, x1), dim=-1)
-
-
-def hf_cos_sin(positions, dim, base):
-    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
-    freqs = torch.outer(positions.to(torch.float64), inv_freq)
-    emb = torch.cat((freqs, freqs), dim=-1)
-    return emb.cos(), emb.sin()
-
-
-def hf_apply_rotary_pos_emb(q, cos, sin):
-    return q * cos + rotate_half(q) * sin
-
-
-# ---- Meta (llama/model.py) ----
-def meta_precompute_freqs_cis(positions, dim, base):
-    freqs = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64)[: dim // 2] / dim))
-    freqs = torch.outer(positions.to(torch.float64), freqs)
-    return torch.polar(torch.ones_like(freqs), freqs)  # complex128
-
-
-def meta_apply_rotary_emb(x, freqs_cis):
-    x_ = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
-    return torch.view_as_real(x_ * freqs_cis).flatten(-2)
 
 
 def write_case(name, rope):

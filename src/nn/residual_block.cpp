@@ -78,7 +78,11 @@ ResidualBlock::ResidualBlock(std::shared_ptr<Module> sublayer_, Placement placem
 }
 
 Tensor ResidualBlock::forward(const Tensor& x) {
-  Module& F = *sublayer;
+  Module& sub = *sublayer;
+  return forward(x, [&sub](const Tensor& t) { return sub(t); });
+}
+
+Tensor ResidualBlock::forward(const Tensor& x, const std::function<Tensor(const Tensor&)>& F) {
   switch (placement) {
     case Placement::post: return (*norm)(residual(x, F(x)));                                  // LN(x + F(x))
     case Placement::pre: return residual(x, F((*norm)(x)));                                   // x + F(LN(x))

@@ -292,7 +292,7 @@ def xarray_str(arr, kind):
 
 # Settings shown after the type, as the module's extra_repr() does (those it has).
 _MODULE_SETTINGS = ("in_features", "out_features", "num_features", "d", "hidden", "activation", "placement",
-                    "eps", "momentum")
+                    "eps", "momentum", "num_heads", "num_kv_heads", "head_dim")
 
 
 def _enum_name(v):
@@ -358,6 +358,14 @@ def module_lines(module, indent=""):
 def module_str(module):
     """An nn module: type(settings) mode, then its parameters, buffers and children."""
     return "\n".join(module_lines(module))
+
+
+def kv_cache_str(cache):
+    """nn::KVCache: the positions it holds and the shape of its keys and values (B, Hkv, T, Dh)."""
+    shape = _xt_shape(cache["keys_"])
+    if len(shape) != 4:
+        return "KVCache(empty, length 0)"
+    return "KVCache(length %d, keys and values %s)" % (shape[2], shape_str(shape))
 
 
 # ---- the tape without calling tapegrad::tape() ----
@@ -633,8 +641,9 @@ def build_printer():
         ("TapeEntry", "^tapegrad::TapeEntry$", entry_str),
         ("xarray", "^xt::xarray_container<", lambda v: xarray_str(v, "xarray")),
         ("xtensor", "^xt::xtensor_container<", lambda v: xarray_str(v, "xtensor")),
-        ("Module", "^tapegrad::nn::(Module|Linear|LayerNorm|RMSNorm|BatchNorm1d|FFN|ResidualBlock|Sequential)$",
-         module_str),
+        ("Module", "^tapegrad::nn::(Module|Linear|LayerNorm|RMSNorm|BatchNorm1d|FFN|ResidualBlock|Sequential"
+                   "|MultiheadAttention|TransformerLM)$", module_str),
+        ("KVCache", "^tapegrad::nn::KVCache$", kv_cache_str),
     ]
     for name, regexp, fmt in printers:
         # Default arguments bind this iteration's fmt and name.

@@ -193,7 +193,7 @@ def tape_lines(tape):
 
 
 _MODULE_SETTINGS = ("in_features", "out_features", "num_features", "d", "hidden", "activation", "placement",
-                    "eps", "momentum")
+                    "eps", "momentum", "num_heads", "num_kv_heads", "head_dim")
 
 
 def module_str(module):
@@ -313,7 +313,8 @@ _SUMMARIES = [
     ("entry_summary", "^tapegrad::TapeEntry$"),
     ("tape_summary", "^tapegrad::Tape$"),
     ("xarray_summary", "^xt::xarray_container<"),
-    ("module_summary", "^tapegrad::nn::(Module|Linear|LayerNorm|RMSNorm|BatchNorm1d|FFN|ResidualBlock|Sequential)$"),
+    ("module_summary", "^tapegrad::nn::(Module|Linear|LayerNorm|RMSNorm|BatchNorm1d|FFN|ResidualBlock|Sequential"
+                       "|MultiheadAttention|TransformerLM)$"),
 ]
 
 

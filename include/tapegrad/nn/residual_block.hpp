@@ -16,6 +16,7 @@
 // Children: the sublayer (named by options.sublayer_name, e.g. "ffn"), "norm" (and "norm_out" for sandwich);
 // parameter "alpha" (shape (1)) for rezero.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -51,6 +52,9 @@ class ResidualBlock : public Module {
   ResidualBlock(std::shared_ptr<Module> sublayer, Placement placement, std::size_t d,
                 const ResidualBlockOptions& options = {});
   Tensor forward(const Tensor& x) override;
+  // The same placement with `sublayer_call` standing in for the sublayer's forward, e.g. an attention
+  // called with its KV cache (TransformerBlock::forward(x, cache)). It should run `sublayer`.
+  Tensor forward(const Tensor& x, const std::function<Tensor(const Tensor&)>& sublayer_call);
 
   Placement placement;
   ResidualBlockOptions options;
