@@ -31,12 +31,13 @@ from torch import nn
 
 from torch_fixtures import RMSNorm  # x / sqrt(mean(x^2) + eps) * weight; one definition for both tools
 from llm_parts_fixtures import LlamaMLP  # SwiGLU: down_proj(silu(gate_proj(x)) * up_proj(x))
-from llm_rope_fixtures import hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb, meta_precompute_freqs_cis
+from llm_fixture_common import hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb, meta_precompute_freqs_cis
 
 torch.set_default_dtype(torch.float64)
 
 
-ACTIVATIONS = {"relu": torch.relu, "gelu": nn.functional.gelu}  # gelu: the exact (erf) form, as tapegrad's
+ACTIVATIONS = {"relu": torch.relu, "gelu": nn.functional.gelu,  # gelu: the exact (erf) form, as tapegrad's
+               "gelu_tanh": lambda x: nn.functional.gelu(x, approximate="tanh"), "silu": nn.functional.silu}
 
 
 class FFN(nn.Module):

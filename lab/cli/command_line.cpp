@@ -221,16 +221,17 @@ std::size_t preset_runs(const std::vector<std::pair<std::string, std::string>>& 
 
 void apply_preset(CommandLine& o) {
   const auto& given = o.fields_given;
-  // --dump records one run: the sweep's three default seeds would make it three, so seed 0 unless given.
-  if (!o.dump.empty() && std::find(given.begin(), given.end(), "seed") == given.end()) o.words["seed"] = {"0"};
-  if (o.preset != "transformer" && o.preset != "llama") return;
-  for (const auto& [key, words] : o.preset == "llama" ? llama_preset() : transformer_preset()) {
-    if (std::find(given.begin(), given.end(), key) != given.end()) continue;
-    std::vector<std::string>& list = o.words[key];
-    list.clear();
-    std::istringstream in(words);
-    for (std::string word; std::getline(in, word, ',');) list.push_back(word);
+  if (o.preset == "transformer" || o.preset == "llama") {
+    for (const auto& [key, words] : o.preset == "llama" ? llama_preset() : transformer_preset()) {
+      if (std::find(given.begin(), given.end(), key) != given.end()) continue;
+      std::vector<std::string>& list = o.words[key];
+      list.clear();
+      std::istringstream in(words);
+      for (std::string word; std::getline(in, word, ',');) list.push_back(word);
+    }
   }
+  // --dump records one run: the sweep's (or the preset's) three seeds would make it three, so seed 0 unless given.
+  if (!o.dump.empty() && std::find(given.begin(), given.end(), "seed") == given.end()) o.words["seed"] = {"0"};
 }
 
 }  // namespace tapegrad::lab::cli

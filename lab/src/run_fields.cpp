@@ -36,9 +36,16 @@ const std::vector<std::string>& choice_names<NormKind>() {
 }
 template <>
 const std::vector<std::string>& choice_names<Activation>() {
-  // The library's names (to_string(Activation)); gelu_tanh and silu are not offered, swiglu is the gated FFN.
-  static const std::vector<std::string> names{to_string(Activation::relu), to_string(Activation::gelu),
-                                              to_string(Activation::swiglu)};
+  // The library's names in enum order (parse_choice maps a name to its index): relu, gelu, gelu_tanh, silu and
+  // swiglu, the gated FFN.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh, Activation::silu, Activation::swiglu})
+      out.push_back(to_string(a));
+    for (std::size_t i = 0; i < out.size(); ++i)  // the index is the enum's value
+      if (parse_activation("lab", out[i]) != static_cast<Activation>(i)) throw Error("choice_names<Activation>: order");
+    return out;
+  }();
   return names;
 }
 
@@ -302,7 +309,8 @@ std::vector<Field> make_table() {
                   .id(14, S::unless_default, "", "norm"));
   t.push_back(setting("activation", &RunConfig::activation, &SweepGrid::activations, "--activations,--activation",
                       "an activation",
-                      "The FFN's activation: relu, gelu, or swiglu (LLaMA's gated FFN, 2/3 of the hidden width)")
+                      "The FFN's activation: relu, gelu (exact), gelu_tanh, silu, or swiglu (LLaMA's gated FFN, 2/3 "
+                      "of the hidden width)")
                   .id(15, S::unless_default, ""));
   t.push_back(setting("ffn_mult", &RunConfig::ffn_mult, &SweepGrid::ffn_mults, "--ffn-mults,--ffn-mult",
                       "the FFN width multiplier", "FFN hidden width = this times d")

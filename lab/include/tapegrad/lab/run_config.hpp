@@ -39,8 +39,7 @@ namespace tapegrad::lab {
 enum class Arch { ffn, transformer };
 enum class Init { pytorch, xavier };             // PyTorch's defaults; the papers' Xavier-uniform, zero biases
 enum class NormKind { layer, rms, batch };       // LayerNorm, RMSNorm, BatchNorm (nn::make_norm's names)
-// The FFN's activation is the library's enum (tapegrad::Activation, ops/feed_forward.hpp); the lab offers relu
-// and gelu of it.
+// The FFN's activation is the library's enum (tapegrad::Activation, ops/activation.hpp), all five of it.
 // How a run stores its numbers (docs/lab.md, "Low precision"): fp64 is the library's float64; fp32, bf16 and fp16
 // train the whole model in that format (every op's output, gradient, parameter and Adam's state rounded to it,
 // as model.half() does); the -mixed ones keep float32 master weights with Adam's state in float32 and scale the
