@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from torch_fixtures import RMSNorm  # x / sqrt(mean(x^2) + eps) * weight; one definition for both tools
+from torch_fixtures import RMSNorm, sdpa  # RMSNorm: x / sqrt(mean(x^2) + eps) * weight; sdpa: softmax(q kᵀ/√Dh) v
 from llm_parts_fixtures import LlamaMLP  # SwiGLU: down_proj(silu(gate_proj(x)) * up_proj(x))
 from llm_fixture_common import hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb, meta_precompute_freqs_cis
 
@@ -109,7 +109,7 @@ class LlamaAttention(nn.Module):
         v = self.v_proj(x).view(B, S, self.kv_heads, self.head_dim).transpose(1, 2)
         groups = self.heads // self.kv_heads
         k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)
-        y = nn.functional.scaled_dot_product_attention(q, k, v)
+        y = sdpa(q, k, v, causal=False)  # torch 1.13 has no F.scaled_dot_product_attention
         return self.o_proj(y.transpose(1, 2).reshape(B, S, -1))
 
 
