@@ -178,6 +178,7 @@ bool redefinable(const std::vector<Token>& t) {
   }
   if (name == std::string::npos) return false;
   if (t[name].text == "operator") return !(name > 0 && t[name - 1].text == "::");
+  if (name > 1 && t[name - 1].text == "~" && t[name - 2].text == "::") return false;  // S::~S() {...}
   return !(name > 0 && t[name - 1].text == "::");
 }
 
@@ -306,10 +307,58 @@ std::vector<Chunk> split_top_level(const std::string& body) {
     chunk.kind = classify(t);
     if (!terminated && chunk.kind == Chunk::statement) chunk.kind = Chunk::expression;
     chunk.redefinable = chunk.kind == Chunk::declaration && redefinable(t);
+    chunk.terminated = terminated;
     chunks.push_back(chunk);
     i = end;
   }
   return chunks;
+}
+
+std::string declared_variable(const std::string& body, const Chunk& chunk) {
+  if (chunk.kind != Chunk::declaration) return "";
+  const std::vector<Token> t = tokens_of(body, chunk.begin, chunk.end);
+  static const std::set<std::string> no_variable = {"namespace", "template", "using", "typedef", "extern",
+                                                    "static_assert", "friend", "operator"};
+  if (t.empty() || no_variable.count(t[0].text) || has_function_body(t)) return "";
+  // Declarator by declarator (depth-0 commas): the name is the last identifier before the declarator's
+  // initialiser or parameters (the first depth-0 = ( { [); a class body `class C { ... } c` is skipped.
+  std::string name;
+  bool in_initialiser = false, tag = false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::string& s = t[i].text;
+    if (s == "struct" || s == "class" || s == "union" || s == "enum") tag = true;
+    if (!in_initialiser && s == "<") {
+      const std::size_t after = skip_angles(t, i);
+      if (after == std::string::npos) return "";
+      i = after - 1;
+      continue;
+    }
+    if (s == "(" || s == "[" || s == "{") {
+      const bool class_body = s == "{" && tag && !in_initialiser;
+      // `T f()` or `T f(int x)`: a function's declaration, no variable.
+      if (s == "(" && !in_initialiser && i + 1 < t.size() &&
+          (t[i + 1].text == ")" || declaration_keywords().count(t[i + 1].text)))
+        return "";
+      if (!class_body) in_initialiser = true;
+      int depth = 0;  // skip to the matching bracket
+      for (; i < t.size(); ++i) {
+        if (t[i].text == "(" || t[i].text == "[" || t[i].text == "{") ++depth;
+        else if ((t[i].text == ")" || t[i].text == "]" || t[i].text == "}") && --depth == 0) break;
+      }
+      if (class_body) { tag = false; name.clear(); }
+      continue;
+    }
+    if (s == "=") in_initialiser = true;
+    else if (s == ",") { in_initialiser = false; name.clear(); }
+    else if (!in_initialiser && is_identifier(t[i]) && declaration_keywords().count(s) == 0) name = s;
+  }
+  return name;
+}
+
+bool shows_result(const std::string& body, const std::vector<Chunk>& chunks) {
+  if (chunks.empty()) return false;
+  const Chunk& last = chunks.back();
+  return last.kind == Chunk::expression || (!last.terminated && !declared_variable(body, last).empty());
 }
 
 namespace {
@@ -326,6 +375,12 @@ bool balanced(const std::string& code) {
     }
   }
   return open.empty();
+}
+
+// The cell's result: xcpp::detail::result_sink's comma operator shows a value (not void).
+std::string result_of(const std::string& expression, const std::string& id) {
+  return "void " + id + "() { ((" + expression + "), xcpp::detail::result_sink{}); } int " + id + "_run = (" + id +
+         "(), 0);";
 }
 
 // A redefinable declaration in an inline namespace of its own (cell_wrap.hpp says why).
@@ -405,12 +460,15 @@ std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
       // the freed scope: a segfault of clang (it was the "CompilerCrash" of issue 34's raw-string cell).
       out += text;
     } else if (c.kind == Chunk::declaration) {
-      out += c.redefinable ? in_own_namespace(text, id) : wrap_namespace_block(text, id);
+      // A last declaration without its `;` (`int a = 5`): declared, then its variable shown (cling).
+      const std::string declaration = c.terminated ? text : text + ";";
+      out += c.redefinable ? in_own_namespace(declaration, id) : wrap_namespace_block(declaration, id);
+      const std::string variable = c.terminated ? "" : declared_variable(body, c);
+      if (!variable.empty()) out += result_of(variable, id + "_0");
     } else if (c.kind == Chunk::statement) {
       out += "void " + id + "() { " + text + " ;} int " + id + "_run = (" + id + "(), 0);";
-    } else {  // the cell's result: xcpp::detail::result_sink's comma operator shows a value (not void)
-      out += "void " + id + "() { ((" + text + "), xcpp::detail::result_sink{}); } int " + id + "_run = (" + id +
-             "(), 0);";
+    } else {
+      out += result_of(text, id);
     }
     copied = c.end;
   }

@@ -10,7 +10,9 @@
 //     older one from lookup (redefinition.cpp); inside a `namespace N { ... }` block, its
 //     declarations are wrapped the same way (the block itself cannot be);
 //   - the last expression without `;` (also one ending in `}`: `S{1}`, `std::vector<int>{1, 2}`)
-//     is shown as the cell's result.
+//     is shown as the cell's result;
+//   - a last declaration without `;` (`int a = 5`, `std::vector<bool> Bv(5, 5)`, `class C {} c`) is
+//     declared, and its (last) variable is shown as the cell's result, as cling does.
 // Every piece keeps its line, so clang's diagnostics point at the learner's lines. Plain
 // string work on code_only() (cell_text.hpp): no clang here, easy to step through.
 
@@ -24,7 +26,16 @@ struct Chunk {
   enum Kind { declaration, statement, expression } kind = statement;
   std::size_t begin = 0, end = 0;  // [begin, end) in the body
   bool redefinable = false;        // a declaration that goes into its own inline namespace
+  bool terminated = true;          // it ends with its `;` (or a body's `}`)
 };
+
+// The variable a declaration declares last (`unsigned u1 = 45, u2` -> "u2", `class C {} c` -> "c"),
+// or "" if it declares none (a class, an alias, a function definition, ...).
+std::string declared_variable(const std::string& body, const Chunk& chunk);
+
+// Whether the cell shows a result: its last piece is an expression, or a declaration of a variable
+// without its `;`.
+bool shows_result(const std::string& body, const std::vector<Chunk>& chunks);
 
 // The top-level pieces of a body (preprocessor lines and comments are not pieces). The last
 // one is an `expression` if it is a statement without its `;`.

@@ -14,6 +14,7 @@
 // it with its DeclUnloader, which clang's Interpreter::Undo is not.) The check pass never
 // lets a failing input reach the real compiler, so nothing needs undoing.
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,13 @@ namespace tapegrad_xcpp {
 struct CheckResult {
   bool compiles = false;
   int clang_crashed_with = 0;  // the signal that ended clang in the check pass, or 0
+  bool timed_out = false;      // clang did not finish within check_time_limit() (it was stopped)
   std::string diagnostics;     // what clang printed (errors and warnings)
 };
+
+// How long the check pass may compile one cell: TAPEGRAD_XCPP_CHECK_SECONDS, else 300 s (the first
+// #include of xtensor-blas takes ~10 s on a loaded machine; a clang that loops never ends).
+std::chrono::seconds check_time_limit();
 
 // Compiles code in a forked copy of this process (SIGINT is ignored there). No threads or
 // open sockets of the kernel are used by the copy; it ends with _exit.

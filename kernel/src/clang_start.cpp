@@ -90,8 +90,10 @@ std::string staleness(const std::string& pch) {
 std::unique_ptr<clang::CompilerInstance> compiler(const KernelOptions& options, bool with_pch, std::string& error) {
   // -resource-dir explicitly: otherwise clang derives it from this program's path, wrongly.
   // __CLANG_REPL__ as clang-repl defines it (its runtime, which defines it there, is not parsed).
+  // -Werror=return-type: `int f() { }` is an error, as in cling (a learner's missing return is a bug,
+  // not a warning to scroll past). The precompiled header is made with the same flags (kernel/CMakeLists.txt).
   std::vector<std::string> args = {"-resource-dir", options.resource_dir, "-std=c++17", "-fno-color-diagnostics",
-                                   "-D__CLANG_REPL__=1"};
+                                   "-D__CLANG_REPL__=1", "-Werror=return-type"};
   for (const std::string& dir : options.include_dirs) args.push_back("-I" + dir);
   if (with_pch) args.insert(args.end(), {"-include-pch", options.precompiled_header});
   for (const std::string& arg : options.compiler_args) args.push_back(arg);

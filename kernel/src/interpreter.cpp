@@ -18,9 +18,13 @@
 #include <clang/Interpreter/Interpreter.h>
 #include <clang/Lex/DirectoryLookup.h>
 #include <clang/Lex/HeaderSearch.h>
+#include <clang/Lex/MacroInfo.h>
 #include <clang/Lex/Preprocessor.h>
+#include <clang/Interpreter/PartialTranslationUnit.h>
+#include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
 
+#include "active_branches.hpp"
 #include "cell_wrap.hpp"
 #include "check_pass.hpp"
 #include "help.hpp"
@@ -57,12 +61,12 @@ std::vector<std::string> lines_of(const std::string& text) {
 // again (the caret lines then point a little to the right of the spot; the message is exact).
 std::string without_wrappers(std::string text) {
   static const std::regex wrappers[] = {
-      std::regex(R"(inline namespace __tgx_\d+_\d+ \{ )"),
-      std::regex(R"(void __tgx_\d+_\d+\(\) \{ \(\()"),
-      std::regex(R"(\), xcpp::detail::result_sink\{\}\); \} int __tgx_\d+_\d+_run = \(__tgx_\d+_\d+\(\), 0\);)"),
-      std::regex(R"(void __tgx_\d+_\d+\(\) \{ )"),
-      std::regex(R"( ;\} int __tgx_\d+_\d+_run = \(__tgx_\d+_\d+\(\), 0\);)"),
-      std::regex(R"(__tgx_\d+_\d+::)")};
+      std::regex(R"(inline namespace __tgx_\d+(?:_\d+)+ \{ )"),
+      std::regex(R"(void __tgx_\d+(?:_\d+)+\(\) \{ \(\()"),
+      std::regex(R"(\), xcpp::detail::result_sink\{\}\); \} int __tgx_\d+(?:_\d+)+_run = \(__tgx_\d+(?:_\d+)+\(\), 0\);)"),
+      std::regex(R"(void __tgx_\d+(?:_\d+)+\(\) \{ )"),
+      std::regex(R"( ;\} int __tgx_\d+(?:_\d+)+_run = \(__tgx_\d+(?:_\d+)+\(\), 0\);)"),
+      std::regex(R"(__tgx_\d+(?:_\d+)+::)")};
   for (const std::regex& w : wrappers) text = std::regex_replace(text, w, "");
   return text;
 }
@@ -129,6 +133,19 @@ std::string find_library(const std::string& name, const std::vector<std::string>
   return "";
 }
 
+// The macros earlier cells defined, as active_branches.hpp reads them.
+MacroLookup macros_of(clang::Interpreter& clang) {
+  return [&clang](const std::string& name) -> std::optional<std::string> {
+    clang::Preprocessor& pp = clang.getCompilerInstance()->getPreprocessor();
+    const clang::MacroInfo* info = pp.getMacroInfo(pp.getIdentifierInfo(name));
+    if (info == nullptr) return std::nullopt;
+    if (info->isFunctionLike()) return std::string("(");
+    std::string text;
+    for (const clang::Token& token : info->tokens()) text += pp.getSpelling(token) + " ";
+    return text;
+  };
+}
+
 }  // namespace
 
 // ---- Start -----------------------------------------------------------------------
@@ -167,6 +184,25 @@ KernelClang* CppInterpreter::clang() {
   return started_.clang.get();
 }
 
+// The functions and variables a parsed piece's code refers to that neither earlier cells, nor the kernel,
+// nor a loaded library define (their linker names).
+std::vector<std::string> CppInterpreter::unresolved_symbols(clang::PartialTranslationUnit& ptu) {
+  std::vector<std::string> missing;
+  if (!ptu.TheModule) return missing;
+  auto check = [&](const llvm::GlobalValue& value) {
+    if (!value.isDeclaration() || value.hasExternalWeakLinkage() || value.getName().empty()) return;
+    auto address = clang()->getSymbolAddress(value.getName());
+    if (!address) {
+      llvm::consumeError(address.takeError());
+      missing.push_back(value.getName().str());
+    }
+  };
+  for (const llvm::Function& f : ptu.TheModule->functions())
+    if (!f.isIntrinsic()) check(f);
+  for (const llvm::GlobalVariable& g : ptu.TheModule->globals()) check(g);
+  return missing;
+}
+
 // ---- Running code ----------------------------------------------------------------
 
 RunOutcome CppInterpreter::run(const std::vector<std::string>& pieces, Step step) {
@@ -199,6 +235,15 @@ RunOutcome CppInterpreter::run(const std::vector<std::string>& pieces, Step step
       outcome.traceback.push_back(std::to_string(line + 1) + " | " + cell[line]);
     return outcome;
   }
+  if (check.timed_out) {
+    compile_error(check.diagnostics, "CompileTimeout");
+    outcome.evalue = "clang did not finish compiling this cell in " + std::to_string(check_time_limit().count()) +
+                     " s (in the kernel's check pass), so it was stopped; nothing of the cell was kept, and the "
+                     "kernel is as it was before it. Look for an #if/#endif or a bracket that leaves a declaration "
+                     "open, or a template that instantiates itself without end";
+    outcome.traceback.insert(outcome.traceback.begin(), outcome.evalue);
+    return outcome;
+  }
   if (!check.compiles) return compile_error(check.diagnostics, "CompileError");
 
   for (std::size_t i = 0; i < pieces.size() && outcome.status == RunOutcome::ok; ++i) {
@@ -229,6 +274,27 @@ void CppInterpreter::run_piece(const std::string& code, Step step, RunOutcome& o
   history_.push_back({step, started_.hider->take_changes()});
   if (!diagnostics.empty())  // warnings
     capture_->flush_then([&] { publish_stream("stderr", without_wrappers(diagnostics)); });
+
+  // A cell that calls a function declared but never defined (or whose library is not loaded) is not
+  // given to the JIT: clang 22's JIT would fail to link it, and its initialiser, left registered, would
+  // make every later cell fail too ("Failed to materialize symbols: __orc_init_func.incr_module_N").
+  // cling also refuses to run such a cell. (Its inline and template functions need no care: clang emits
+  // them again in the next cell that uses them.)
+  if (const std::vector<std::string> missing = unresolved_symbols(*ptu); !missing.empty()) {
+    outcome.status = RunOutcome::compile_error;
+    outcome.ename = "LinkError";
+    std::string names;
+    for (const std::string& name : missing) names += (names.empty() ? "" : ", ") + without_wrappers(demangle(name.c_str()));
+    outcome.evalue = "this cell uses " + names + ", which " + (missing.size() == 1 ? "is" : "are") +
+                     " declared but defined nowhere: you are probably missing " +
+                     (missing.size() == 1 ? "its definition" : "their definitions") +
+                     " (define it in a cell, or load the library that has it with #pragma cling load(\"...\")). "
+                     "Nothing of this cell ran";
+    outcome.traceback = {outcome.ename + ": " + outcome.evalue};
+    RedefinitionHider::revert(history_.back().changes);
+    history_.pop_back();
+    return;
+  }
 
   // Execute, interruptibly (interrupt.cpp).
   try {
@@ -393,7 +459,8 @@ RunOutcome CppInterpreter::run_magic(const Magic& magic) {
 
 RunOutcome CppInterpreter::run_cell(const std::string& code) {
   RunOutcome outcome;
-  const Cell cell = read_cell(code);
+  // Only the branches of its #if's that clang compiles are split and wrapped (active_branches.hpp).
+  const Cell cell = read_cell(without_inactive_branches(code, macros_of(*clang())));
   for (const ClingPragma& pragma : cell.pragmas) {
     outcome = apply(pragma);
     if (outcome.status != RunOutcome::ok) return outcome;
@@ -401,7 +468,7 @@ RunOutcome CppInterpreter::run_cell(const std::string& code) {
   const std::string source = cell.body + cell.trailing_expression;
   if (source.find_first_not_of(" \t\r\n") == std::string::npos) return outcome;
   const std::vector<Chunk> chunks = split_top_level(source);
-  if (!chunks.empty() && chunks.back().kind == Chunk::expression && !display_header_loaded_) {
+  if (shows_result(source, chunks) && !display_header_loaded_) {
     outcome = run({"#include <xcpp/xdisplay.hpp>"}, Step::helper);
     display_header_loaded_ = outcome.status == RunOutcome::ok;
     if (!display_header_loaded_) return outcome;

@@ -20,6 +20,10 @@
 #include "clang_start.hpp"
 #include "output_capture.hpp"
 
+namespace clang {
+struct PartialTranslationUnit;
+}
+
 namespace tapegrad_xcpp {
 
 struct Magic;
@@ -62,6 +66,7 @@ class CppInterpreter : public xeus::xinterpreter {
   // Check pass, then compile and execute (interruptibly) each piece in turn.
   RunOutcome run(const std::vector<std::string>& pieces, Step step);
   void run_piece(const std::string& code, Step step, RunOutcome& outcome);
+  std::vector<std::string> unresolved_symbols(clang::PartialTranslationUnit& ptu);
   RunOutcome run_magic(const Magic& magic);
   RunOutcome apply(const ClingPragma& pragma);       // #pragma cling ...
   static void stopped(int stopped_by, RunOutcome& outcome);

@@ -104,8 +104,8 @@ def values(kc):
             ("std::vector<int>(2000, 7)", "(std::vector<int>) { 7, 7, 7, ..., 7, 7, 7 }"),
             ("Pt34{3}", "Pt34(3)"),
             ("std::vector<Pt34>{{1}, {2}}", "(std::vector<Pt34>) { Pt34(1), Pt34(2) }"),
-            ("6 * 7", "42"),
-            ('std::string("as before")', "as before")):
+            ("6 * 7", "(int) 42"),
+            ('std::string("as before")', '(std::string) "as before"')):
         reply, out = run(kc, code)
         got = [r.get("text/plain") for r in results(out)]
         check(reply["status"] == "ok" and got == [want],

@@ -191,8 +191,8 @@ def learner_checks(kc, km, args):
     ok_out("std::vector<int> order = {3, 1, 2};\nstd::sort(order.begin(), order.end(), [](int a, int b) { return a > b; });\n"
            "std::cout << order[0] << order[2] << std::endl;", "31\n", "a lambda in a statement after a declaration")
     # The last expression is the result, also when it ends in '}'.
-    for code, want in (("std::vector<int>{1, 2, 3}.size()", "3"), ("[] { return 7; }()", "7"), ("Pt{4}.y", "5"),
-                       ("std::vector<double>{1.5, 2.5}.back()", "2.5")):
+    for code, want in (("std::vector<int>{1, 2, 3}.size()", "(unsigned long) 3"), ("[] { return 7; }()", "(int) 7"),
+                       ("Pt{4}.y", "(int) 5"), ("std::vector<double>{1.5, 2.5}.back()", "(double) 2.5000000")):
         reply, out = run(kc, code)
         results = [c["data"].get("text/plain") for t, c in out if t == "execute_result"]
         check(results == [want], "%r shows %s as the cell's result (got %r %s)" % (code, want, results, reply.get("evalue")))
@@ -331,7 +331,7 @@ def main():
 
         reply, out = run(kc, "++counter;\ncounter")
         results = [c for t, c in out if t == "execute_result"]
-        check(len(results) == 1 and results[0]["data"].get("text/plain") == "42",
+        check(len(results) == 1 and results[0]["data"].get("text/plain") == "(int) 42",
               "state carries across cells and a last expression without ';' is the result (got %r)" % results)
 
         reply, out = run(kc, '#include <string>\n#include <nlohmann/json.hpp>\nnamespace shapes {\n'

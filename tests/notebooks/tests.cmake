@@ -126,6 +126,12 @@ add_test(NAME notebook.kernel_cells
                  --lib-dir $<TARGET_FILE_DIR:tapegrad> --include-dir ${PROJECT_SOURCE_DIR}/include)
 set_tests_properties(notebook.kernel_cells PROPERTIES LABELS notebook TIMEOUT 600 ENVIRONMENT "${_nb_env}")
 
+# cling's own lit tests as the specification (issue 45): cling_spec/*.json, one fresh kernel per cling test
+# file; the cases not yet as in cling are the test's EXPECTED_FAILURES (a listed case that passes fails it).
+add_test(NAME notebook.cling_spec
+         COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/cling_spec.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT})
+set_tests_properties(notebook.cling_spec PROPERTIES LABELS notebook TIMEOUT 900 ENVIRONMENT "${_nb_env}")
+
 # xeus-cling's demo cells, written in the spirit of its own notebook, each with its output (issue 34).
 add_test(NAME notebook.xeus_cling_demo
          COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/xeus_cling_demo.py --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT})

@@ -40,7 +40,7 @@ CELLS = [
      "an exception as the cell's error"),
     ("int j = 5;\nstd::cout << j << std::endl;", lambda r, o: stdout_of(o) == "5\n", "the cell after it runs"),
     ("double sqr(double a)\n{\n    return a * a;\n}", lambda r, o: r["status"] == "ok", "a function"),
-    ("double a = 2.5;\ndouble asqr = sqr(a);\nasqr", lambda r, o: plain_results(o) == ["6.25"], "its value"),
+    ("double a = 2.5;\ndouble asqr = sqr(a);\nasqr", lambda r, o: plain_results(o) == ["(double) 6.2500000"], "its value"),
     ("class Foo\n{\npublic:\n    virtual ~Foo() {}\n    virtual void print(double value) const\n    {\n"
      '        std::cout << "Foo value = " << value << std::endl;\n    }\n};', lambda r, o: r["status"] == "ok", "a class"),
     ("Foo bar;\nbar.print(1.2);", lambda r, o: stdout_of(o) == "Foo value = 1.2\n", "its method"),
@@ -65,7 +65,7 @@ CELLS = [
      "which constructor runs"),
     ("#include <vector>\nstd::vector<int> v = {1, 2, 3};\nauto iter = ++v.begin();\nv",
      lambda r, o: plain_results(o) == ["(std::vector<int> &) { 1, 2, 3 }"], "a vector as the cell's value"),
-    ("*iter", lambda r, o: plain_results(o) == ["2"], "an iterator's element"),
+    ("*iter", lambda r, o: plain_results(o) == ["(int) 2"], "an iterator's element"),
     ("for (auto a : v) { std::cout << a << std::endl; }", lambda r, o: stdout_of(o) == "1\n2\n3\n", "a range for"),
     ("?std::vector", lambda r, o: "stl_vector.h" in stdout_of(o) and "class vector" in stdout_of(o), "help"),
     ('#include <string>\n#include <sstream>\n#include "xtl/xbase64.hpp"\n#include "nlohmann/json.hpp"\n'

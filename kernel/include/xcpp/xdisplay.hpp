@@ -19,7 +19,9 @@ namespace xcpp {
 namespace detail {
 
 inline void publish(const char* kind, const nl::json& message) {
-  if (tapegrad_xcpp_publish != nullptr) tapegrad_xcpp_publish(kind, message.dump().c_str());
+  // Bytes that are not UTF-8 (a string holding "\xea\xfb") show as U+FFFD, never a JSON writer error.
+  if (tapegrad_xcpp_publish != nullptr)
+    tapegrad_xcpp_publish(kind, message.dump(-1, ' ', false, nl::json::error_handler_t::replace).c_str());
 }
 
 template <class T>
@@ -79,10 +81,14 @@ struct result_sink {};
 
 template <class T>
 result_sink operator,(T&& value, result_sink) {
-  if constexpr (!std::is_base_of_v<std::ios_base, std::decay_t<T>>) {
-    showing_lvalue() = std::is_lvalue_reference_v<T>;
+  using V = std::remove_reference_t<T>;
+  if constexpr (std::is_function_v<V>) {  // a function's name: cling's `(int (*)()) Function @0x...`
+    publish("execute_result", {{"data", {{"text/plain", "(" + type_name<V*>() + ") Function @" + address(reinterpret_cast<const void*>(&value))}}},
+                               {"metadata", nl::json::object()}, {"transient", nl::json::object()}});
+  } else if constexpr (!std::is_base_of_v<std::ios_base, std::decay_t<T>>) {
+    showing_type() = shown_type<V>(std::is_lvalue_reference_v<T>);
     display_with("execute_result", value, "");
-    showing_lvalue() = false;
+    showing_type().clear();
   }
   return {};
 }

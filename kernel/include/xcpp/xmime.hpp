@@ -29,20 +29,30 @@ namespace nl = nlohmann;
 namespace xcpp {
 namespace detail {
 
-// Set while the kernel shows a cell's value that is an lvalue (a variable): cling then writes the type
-// as `(std::vector<int> &)`.
-inline bool& showing_lvalue() {
-  static bool lvalue = false;
-  return lvalue;
+// The type of the cell's value as cling writes it, set while the kernel shows it ("" otherwise): `const`
+// kept, and ` &` after a variable (an lvalue) of a class or array type: `(std::vector<int> &)`, `(int)`,
+// `(const int)`, `(const char[6])` (a string literal).
+inline std::string& showing_type() {
+  static std::string type;
+  return type;
 }
 
-// text/plain of a value: cling's format for containers, pair/tuple/optional, smart pointers, C arrays,
-// pointers and enums (xcpp/xprint_value.hpp); else what its operator<< prints (numbers, strings, xtensor
-// arrays, a user's type with its own operator<<); else its type.
+template <class V>
+std::string shown_type(bool lvalue) {
+  using U = std::remove_cv_t<V>;
+  const bool reference = lvalue && !std::is_arithmetic_v<U> && !std::is_pointer_v<U> && !std::is_enum_v<U> &&
+                         !std::is_same_v<U, std::nullptr_t> && !std::is_same_v<std::remove_cv_t<std::remove_extent_t<U>>, char>;
+  const bool is_const = std::is_const_v<V> || std::is_const_v<std::remove_extent_t<V>>;
+  return (is_const ? "const " : "") + type_name<std::remove_cv_t<std::remove_extent_t<U>>>() +
+         (std::is_array_v<U> ? "[" + std::to_string(std::extent_v<U>) + "]" : "") + (reference ? " &" : "");
+}
+
+// text/plain of a value: cling's `(type) value` for builtins, strings, containers, pair/tuple/optional,
+// smart pointers, C arrays, pointers and enums (xcpp/xprint_value.hpp); else what its operator<< prints
+// (xtensor arrays, a user's type with its own operator<<); else cling's `(type) @address`.
 template <class T>
 std::string plain_text(const T& value) {
-  // (cling writes a pointer variable's type without the `&`)
-  const std::string type = "(" + type_name<T>() + (showing_lvalue() && !std::is_pointer_v<T> ? " &" : "") + ")";
+  const std::string type = "(" + (showing_type().empty() ? type_name<T>() : showing_type()) + ")";
   if constexpr (cling_printed<T>) {
     return type + " " + value_text(value);
   } else if constexpr (has_ostream<T>::value) {
@@ -50,7 +60,7 @@ std::string plain_text(const T& value) {
     out << value;
     return out.str();
   } else {
-    return type;
+    return type + " @" + address(&value);
   }
 }
 

@@ -15,6 +15,8 @@
 // operator<< show those instead). Header-only, for the kernel's precompiled header.
 
 #include <cxxabi.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <array>
 #include <cctype>
@@ -74,13 +76,29 @@ struct type_name_of {
     int status = 0;
     std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(typeid(T).name(), nullptr, nullptr, &status),
                                                 std::free);
-    return without_kernel_namespaces(status == 0 && name ? name.get() : typeid(T).name());
+    const std::string text = without_kernel_namespaces(status == 0 && name ? name.get() : typeid(T).name());
+    // A lambda's type has no name: clang calls it `$_0` or `f()::{lambda(int)#1}`, cling `(lambda)`.
+    return text.rfind("$_", 0) == 0 || text.find("{lambda(") != std::string::npos ? "(lambda)" : text;
   }
 };
+
+template <class T, class = void>
+struct is_complete : std::false_type {};
+template <class T>
+struct is_complete<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
 template <class T>
 struct type_name_of<const T> { static std::string get() { return "const " + type_name<T>(); } };
 template <class T>
-struct type_name_of<T*> { static std::string get() { return type_name<T>() + " *"; } };
+struct type_name_of<T*> {
+  static std::string get() {  // (typeid of an incomplete class is an error; of a pointer to one it is not)
+    if constexpr (is_complete<T>::value) return type_name<T>() + " *";
+    else {
+      std::string name = type_name_of<T*, int>::get();  // "Incomplete*"
+      if (name.size() > 1 && name.back() == '*' && name[name.size() - 2] != ' ') name.insert(name.size() - 1, " ");
+      return name;
+    }
+  }
+};
 template <>
 struct type_name_of<std::string> { static std::string get() { return "std::string"; } };
 template <>
@@ -129,6 +147,11 @@ struct type_name_of<std::tuple<Ts...>> {
   static std::string get() { return "std::tuple<" + template_arguments<Ts...>(); }
 };
 
+template <>
+struct type_name_of<std::nullptr_t> { static std::string get() { return "std::nullptr_t"; } };
+template <class R, class... A>  // a function pointer: as the compiler writes it, `int (*)(double)`
+struct type_name_of<R (*)(A...)> : type_name_of<R (*)(A...), int> {};
+
 template <class T>
 std::string type_name() {
   return type_name_of<T>::get();
@@ -161,17 +184,27 @@ template <class T>
 constexpr bool is_string_like = std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
                                 std::is_same_v<T, const char*> || std::is_same_v<T, char*>;
 
+// A lambda without captures: its only "operator<<" is its conversion to a function pointer (shown as
+// `1`), so it is shown as an object, as cling does.
+template <class T, class = void>
+struct decays_to_function_pointer : std::false_type {};
+template <class T>
+struct decays_to_function_pointer<T, std::void_t<decltype(+std::declval<const T&>())>>
+    : std::bool_constant<std::is_class_v<T> && std::is_pointer_v<decltype(+std::declval<const T&>())> &&
+                         std::is_function_v<std::remove_pointer_t<decltype(+std::declval<const T&>())>>> {};
+
 template <class T, class = void>
 struct has_ostream : std::false_type {};
 template <class T>
-struct has_ostream<T, std::void_t<decltype(std::declval<std::ostream&>() << std::declval<const T&>())>> : std::true_type {};
+struct has_ostream<T, std::void_t<decltype(std::declval<std::ostream&>() << std::declval<const T&>())>>
+    : std::bool_constant<!decays_to_function_pointer<T>::value> {};
 
 // Whether cling's format shows a value of type T (rather than its operator<<, or only its type):
-// containers, C arrays, pair/tuple/optional/smart pointers, pointers and enums.
+// builtins, strings, containers, C arrays, pair/tuple/optional/smart pointers, pointers and enums.
 template <class T>
-constexpr bool cling_printed = !is_string_like<T> && !std::is_same_v<T, std::nullptr_t> &&
-                               ((is_range<T>::value && !has_ostream<T>::value) || std::is_array_v<T> ||
-                                is_std_template<T>::value || std::is_pointer_v<T> || std::is_enum_v<T>);
+constexpr bool cling_printed = std::is_arithmetic_v<T> || is_string_like<T> || std::is_same_v<T, std::nullptr_t> ||
+                               (is_range<T>::value && !has_ostream<T>::value) || std::is_array_v<T> ||
+                               is_std_template<T>::value || std::is_pointer_v<T> || std::is_enum_v<T>;
 
 inline std::string quoted(std::string_view s, char quote) {
   std::string out(1, quote);
@@ -202,6 +235,18 @@ inline std::string address(const void* p) {
   char text[32];
   std::snprintf(text, sizeof text, "%p", p);
   return text;
+}
+
+// Whether one byte at p can be read (the kernel's own process reading itself: EFAULT, never a crash).
+inline bool readable(const void* p) {
+  char byte = 0;
+  iovec local{&byte, 1}, remote{const_cast<void*>(p), 1};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+// A pointer's value as cling shows it: its address, with a marker if nothing can be read there.
+inline std::string pointer_text(const void* p) {
+  return p == nullptr || readable(p) ? address(p) : address(p) + " <invalid memory address>";
 }
 
 // An enumerator's name from the compiler (clang: "... [V = Color::green]"), for the values -16..127;
@@ -302,8 +347,8 @@ template <class T>
 std::string value_text(const T& value) {
   if constexpr (std::is_same_v<T, bool>) {
     return value ? "true" : "false";
-  } else if constexpr (std::is_same_v<T, char>) {
-    return quoted(std::string_view(&value, 1), '\'');
+  } else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, signed char> || std::is_same_v<T, unsigned char>) {
+    return quoted(std::string_view(reinterpret_cast<const char*>(&value), 1), '\'');
   } else if constexpr (std::is_same_v<T, float>) {
     std::ostringstream out;
     out.precision(6);
@@ -319,6 +364,7 @@ std::string value_text(const T& value) {
   } else if constexpr (is_string_like<T>) {
     if constexpr (std::is_pointer_v<T>) {
       if (value == nullptr) return "nullptr";
+      if (!readable(value)) return pointer_text(value);
     }
     return quoted(std::string_view(value), '"');
   } else if constexpr (std::is_same_v<T, std::nullptr_t>) {
@@ -327,13 +373,15 @@ std::string value_text(const T& value) {
     using U = std::underlying_type_t<T>;
     std::string name = enumerator_name(value, std::make_integer_sequence<int, 144>{});
     if (!name.empty() && name.find("::") == std::string::npos) name = type_name<T>() + "::" + name;  // unscoped
-    return (name.empty() ? "" : "(" + name + ") : ") + "(" + type_name<U>() + ") " + value_text(static_cast<U>(value));
+    return (name.empty() ? "" : "(" + name + ") : ") + "(" + type_name<U>() + ") " + value_text(+static_cast<U>(value));
   } else if constexpr (std::is_array_v<T> && std::is_same_v<std::remove_cv_t<std::remove_extent_t<T>>, char>) {
     return quoted(std::string_view(value), '"');
   } else if constexpr (std::is_array_v<T>) {
     return range_text(value);
+  } else if constexpr (std::is_pointer_v<T> && std::is_function_v<std::remove_pointer_t<T>>) {
+    return "Function @" + address(reinterpret_cast<const void*>(value));
   } else if constexpr (std::is_pointer_v<T>) {
-    return address(reinterpret_cast<const void*>(value));
+    return pointer_text(reinterpret_cast<const void*>(value));
   } else if constexpr (is_std_template<T>::value) {
     return std_template_text(value);
   } else if constexpr (is_range<T>::value && !has_ostream<T>::value) {
