@@ -9,16 +9,23 @@ namespace {
 
 using tapegrad::nn::Placement;
 
-// Args: depth, d, batch, seq_len (4 heads).
-bench::TransformerStep make_step(const benchmark::State& state) {
+// Args: depth, d, batch, seq_len (4 heads). llama: --preset llama's block (RMSNorm, SwiGLU, RoPE, 2 kv heads).
+bench::TransformerStep make_step(const benchmark::State& state, bool llama = false) {
   return bench::TransformerStep(Placement::pre, static_cast<std::size_t>(state.range(0)),
                                 static_cast<std::size_t>(state.range(1)), static_cast<std::size_t>(state.range(2)),
-                                /*heads=*/4, static_cast<std::size_t>(state.range(3)));
+                                /*heads=*/4, static_cast<std::size_t>(state.range(3)), llama);
 }
 
 void BM_TransformerStep_Pre(benchmark::State& state) {
   bench::TransformerStep step = make_step(state);
   step.run();  // warm-up: Adam's moment buffers are made on the first step
+  for (auto _ : state) benchmark::DoNotOptimize(step.run());
+  state.counters["steps_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_LlamaStep_Pre(benchmark::State& state) {
+  bench::TransformerStep step = make_step(state, /*llama=*/true);
+  step.run();
   for (auto _ : state) benchmark::DoNotOptimize(step.run());
   state.counters["steps_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
@@ -33,6 +40,11 @@ void BM_TransformerEval_Pre(benchmark::State& state) {
 BENCHMARK(BM_TransformerStep_Pre)->MeasureProcessCPUTime()->Args({8, 64, 64, 16})->Args({24, 64, 64, 16})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TransformerStep_Pre)->MeasureProcessCPUTime()->Name("BM_TransformerStep_Pre_Preset")
+    ->ArgsProduct({{2, 6, 12, 24}, {32}, {16}, {8}})->Unit(benchmark::kMillisecond);
+// The same sizes with the LLaMA-style block (bench/llama_vs_torch.sh against compare_torch.py --llama-only).
+BENCHMARK(BM_LlamaStep_Pre)->MeasureProcessCPUTime()->Args({8, 64, 64, 16})->Args({24, 64, 64, 16})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LlamaStep_Pre)->MeasureProcessCPUTime()->Name("BM_LlamaStep_Pre_Preset")
     ->ArgsProduct({{2, 6, 12, 24}, {32}, {16}, {8}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TransformerEval_Pre)->MeasureProcessCPUTime()->Args({8, 64, 64, 16})->Unit(benchmark::kMillisecond);
 

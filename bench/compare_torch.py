@@ -76,14 +76,18 @@ def adam_step(model, x, y):
     return step
 
 
-def transformer_step(depth, d=64, batch=64, seq_len=16, heads=4, classes=8, placement="pre"):
+def transformer_step(depth, d=64, batch=64, seq_len=16, heads=4, classes=8, placement="pre", llama=False):
     """One step of the lab's Transformer (bench/workloads.hpp's TransformerStep): embeddings,
     TransformerBlocks (nn.MultiheadAttention, FFN d -> 4d -> d), final LayerNorm for pre, head at every
-    position, cross_entropy, Adam."""
+    position, cross_entropy, Adam. llama: --preset llama's block (tools/replay_torch.py's LlamaAttention with
+    RoPE and 2 key/value heads, RMSNorm, LlamaMLP of 2/3 of 4d rounded up to 8), as workloads.hpp's llama_config."""
     torch.manual_seed(0)
     cfg = dict(arch="transformer", d=d, classes=classes, seq_len=seq_len, heads=heads, depth=depth,
                placement=placement, ffn_hidden=4 * d, layer_norm_eps=1e-5, deepnorm_alpha=1.0,
                final_norm=placement in ("pre", "sandwich"))
+    if llama:
+        cfg.update(norm="rms", activation="swiglu", positions="rope", kv_heads=2,
+                   ffn_hidden=(-(-2 * 4 * d // 3) + 7) // 8 * 8)
     model = DepthModel(cfg)
     x = torch.randint(0, classes, (batch, seq_len)).double()
     y = torch.randint(0, classes, (batch * seq_len,))
@@ -144,6 +148,8 @@ def main():
     parser.add_argument("--peak-memory", nargs=4, metavar=("PLACEMENT", "DEPTH", "BATCH", "STEPS"))
     parser.add_argument("--transformer-only", action="store_true",
                         help="only the Transformer steps (bench_transformer.cpp's sizes)")
+    parser.add_argument("--llama-only", action="store_true",
+                        help="only the LLaMA-style steps (bench_transformer.cpp's BM_LlamaStep sizes)")
     parser.add_argument("--train-step-only", action="store_true",
                         help="only the two training steps at d 64, batch 64, L 16 (run.sh's paired rounds)")
     args = parser.parse_args()
@@ -153,8 +159,8 @@ def main():
         return
     r = args.repetitions
     out = {"torch_version": torch.__version__, "threads": torch.get_num_threads()}
-    if args.transformer_only:
-        out["transformer_step_s"] = {"/".join(map(str, z)): best_seconds(transformer_step(*z), r)
+    if args.transformer_only or args.llama_only:
+        out["transformer_step_s"] = {"/".join(map(str, z)): best_seconds(transformer_step(*z, llama=args.llama_only), r)
                                      for z in TRANSFORMER_SIZES}
         print(json.dumps(out, indent=1))
         return

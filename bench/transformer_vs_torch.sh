@@ -3,7 +3,8 @@
 # rounds (bench_transformer.cpp against bench/compare_torch.py --transformer-only, the same model
 # and sizes); prints each side's median time and the median and range of the per-round ratios.
 #
-#   bench/transformer_vs_torch.sh BUILD [rounds]      (default 4 rounds)
+#   bench/transformer_vs_torch.sh BUILD [rounds] [llama]      (default 4 rounds; llama: --preset llama's block,
+#                                                             BM_LlamaStep_Pre against compare_torch.py --llama-only)
 #
 # BUILD is a tree configured with -DTAPEGRAD_BUILD_BENCH=ON and `make tapegrad_bench` done.
 # In a round each side runs every size 3 times and keeps its fastest; times are process CPU
@@ -11,6 +12,11 @@
 set -eu
 build=$1
 rounds=${2:-4}
+case "${3:-transformer}" in
+  transformer) filter='BM_TransformerStep_Pre'; torch_flag=--transformer-only ;;
+  llama) filter='BM_LlamaStep_Pre'; torch_flag=--llama-only ;;
+  *) echo "transformer_vs_torch.sh: the third argument is transformer or llama, got $3" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 export GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_max=0  # as bench/run.sh
@@ -21,10 +27,10 @@ for i in $(seq "$rounds"); do
   if [ $((i % 2)) -eq 1 ]; then order="tapegrad torch"; else order="torch tapegrad"; fi
   for side in $order; do
     if [ "$side" = tapegrad ]; then
-      "$build/bench/tapegrad_bench" --benchmark_filter='BM_TransformerStep_Pre' --benchmark_repetitions=3 \
+      "$build/bench/tapegrad_bench" --benchmark_filter="$filter" --benchmark_repetitions=3 \
         --benchmark_out="$out/tapegrad_$i.json" --benchmark_out_format=json >/dev/null
     else
-      /usr/bin/python3 "$here/compare_torch.py" --transformer-only --repetitions 3 >"$out/torch_$i.json"
+      /usr/bin/python3 "$here/compare_torch.py" "$torch_flag" --repetitions 3 >"$out/torch_$i.json"
     fi
   done
 done

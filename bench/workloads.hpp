@@ -80,10 +80,23 @@ inline tapegrad::lab::RunConfig transformer_config(tapegrad::nn::Placement place
   return c;
 }
 
+// --preset llama's block on the same model: RMSNorm, SwiGLU (2/3 of 4d, rounded up to 8), RoPE (half-split),
+// grouped-query attention with 2 key/value heads; no position embedding. compare_torch.py's llama_step.
+inline tapegrad::lab::RunConfig llama_config(tapegrad::nn::Placement placement, std::size_t depth, std::size_t d,
+                                             std::size_t batch, std::size_t heads, std::size_t seq_len) {
+  tapegrad::lab::RunConfig c = transformer_config(placement, depth, d, batch, heads, seq_len);
+  c.norm = tapegrad::lab::NormKind::rms;
+  c.activation = tapegrad::Activation::swiglu;
+  c.positions = tapegrad::lab::Positions::rope;
+  c.kv_heads = 2;
+  return c;
+}
+
 struct TransformerStep : LabStep {
   TransformerStep(tapegrad::nn::Placement placement, std::size_t depth, std::size_t d, std::size_t batch,
-                  std::size_t heads = 4, std::size_t seq_len = 16)
-      : LabStep(transformer_config(placement, depth, d, batch, heads, seq_len)) {
+                  std::size_t heads = 4, std::size_t seq_len = 16, bool llama = false)
+      : LabStep(llama ? llama_config(placement, depth, d, batch, heads, seq_len)
+                      : transformer_config(placement, depth, d, batch, heads, seq_len)) {
     x = Array::from_shape({batch, seq_len});
     for (double& t : x) t = static_cast<double>(gen.integer(config.classes));
     for (std::size_t i = 0; i < batch * seq_len; ++i) y.push_back(static_cast<std::int64_t>(gen.integer(config.classes)));

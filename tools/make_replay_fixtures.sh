@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates the PyTorch replay fixtures of the lab (tests/fixtures/replay/transformer/*, .../options/*):
+# Regenerates the PyTorch replay fixtures of the lab (tests/fixtures/replay/transformer/*, .../options/*, .../llama/*):
 # each a `tapegrad-depth --dump` record plus the losses of the same run in PyTorch (torch_losses.npy),
 # which the [lab] unit tests compare with tapegrad's replay (to 1e-9) without needing torch.
 # Needs Debian's python3-torch; tests and CI never run this.
@@ -26,3 +26,12 @@ record "$root/options/transformer_batchnorm" --arch transformer --heads 4 --seq-
 # shellcheck disable=SC2086
 record "$root/options/ffn_xavier_batch_gelu" --placements sandwich --init xavier --norm batch --activation gelu \
   --ffn-mult 3 $small
+# The LLaMA-style block (--preset llama's: RMSNorm, SwiGLU, RoPE, grouped-query attention), Pre- and Post-Norm,
+# and Meta's interleaved RoPE with one key/value head (multi-query).
+for p in post pre; do
+  # shellcheck disable=SC2086
+  record "$root/llama/$p" --preset llama --heads 4 --seq-len 6 --placements "$p" --seeds 0 $small
+done
+# shellcheck disable=SC2086
+record "$root/llama/pre_interleaved_mqa" --arch transformer --heads 4 --seq-len 6 --placements pre --norm rms \
+  --activation swiglu --positions rope-interleaved --kv-heads 1 $small

@@ -5,8 +5,9 @@
     /usr/bin/python3 tools/replay_torch.py DIR            # prints the largest relative difference
     /usr/bin/python3 tools/replay_torch.py DIR --write    # also writes DIR/torch_losses.npy
 
-Both architectures (--arch ffn and transformer; self-attention as torch.nn.MultiheadAttention) and the
---init, --norm (layer, rms, batch), --activation, --ffn-mult, --heads, --seq-len options.
+Both architectures (--arch ffn and transformer; self-attention as torch.nn.MultiheadAttention, or with
+--positions rope / rope-interleaved or --kv-heads as Hugging Face's LlamaAttention: --preset llama) and the
+--init, --norm (layer, rms, batch), --activation (relu, gelu, swiglu), --ffn-mult, --heads, --seq-len options.
 
 The record (see lab/include/tapegrad/lab/replay.hpp) holds config.json, the initial
 parameters as <state_dict key>.npy, the train set x.npy / y.npy, the minibatch indices
@@ -28,12 +29,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from torch_fixtures import RMSNorm  # x / sqrt(mean(x^2) + eps) * weight; one definition for both tools
+from torch_fixtures import RMSNorm, sdpa  # RMSNorm: x / sqrt(mean(x^2) + eps) * weight; sdpa: softmax(q kᵀ/√Dh) v
+from llm_parts_fixtures import LlamaMLP  # SwiGLU: down_proj(silu(gate_proj(x)) * up_proj(x))
+from llm_fixture_common import hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb, meta_precompute_freqs_cis
 
 torch.set_default_dtype(torch.float64)
 
 
-ACTIVATIONS = {"relu": torch.relu, "gelu": nn.functional.gelu}  # gelu: the exact (erf) form, as tapegrad's
+ACTIVATIONS = {"relu": torch.relu, "gelu": nn.functional.gelu,  # gelu: the exact (erf) form, as tapegrad's
+               "gelu_tanh": lambda x: nn.functional.gelu(x, approximate="tanh"), "silu": nn.functional.silu}
 
 
 class FFN(nn.Module):
@@ -77,6 +81,49 @@ class SelfAttention(nn.Module):
         return self.mha(x, x, x, need_weights=False)[0]
 
 
+class LlamaAttention(nn.Module):
+    """tapegrad's nn::MultiheadAttention as the lab builds it (--positions rope or --kv-heads), written as Hugging
+    Face's LlamaAttention: q, k, v, o projections without biases, RoPE on q and k (positions 0..S-1), each key/value
+    head shared by heads / kv_heads query heads (repeat_kv: torch.repeat_interleave on the head axis)."""
+
+    def __init__(self, d, heads, kv_heads, positions):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim, self.positions = heads, kv_heads, d // heads, positions
+        self.q_proj = nn.Linear(d, d, bias=False)
+        self.k_proj = nn.Linear(d, kv_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(d, kv_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(d, d, bias=False)
+
+    def rope(self, x):
+        positions = torch.arange(x.shape[-2])
+        if self.positions == "rope":  # half-split pairs (i, i + D/2), Hugging Face's
+            return hf_apply_rotary_pos_emb(x, *hf_cos_sin(positions, self.head_dim, 10000.0))
+        if self.positions == "rope-interleaved":  # pairs (2i, 2i + 1), Meta's
+            return meta_apply_rotary_emb(x, meta_precompute_freqs_cis(positions, self.head_dim, 10000.0))
+        return x
+
+    def forward(self, x):
+        B, S, _ = x.shape
+        q = self.rope(self.q_proj(x).view(B, S, self.heads, self.head_dim).transpose(1, 2))
+        k = self.rope(self.k_proj(x).view(B, S, self.kv_heads, self.head_dim).transpose(1, 2))
+        v = self.v_proj(x).view(B, S, self.kv_heads, self.head_dim).transpose(1, 2)
+        groups = self.heads // self.kv_heads
+        k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)
+        y = sdpa(q, k, v, causal=False)  # torch 1.13 has no F.scaled_dot_product_attention
+        return self.o_proj(y.transpose(1, 2).reshape(B, S, -1))
+
+
+def make_ffn(cfg):
+    if cfg.get("activation", "relu") == "swiglu":
+        return LlamaMLP(cfg["d"], cfg["ffn_hidden"])
+    return FFN(cfg["d"], cfg["ffn_hidden"], cfg.get("activation", "relu"))
+
+
+def llama_attention(cfg):
+    """The lab's rule (lab/include/tapegrad/lab/run_config.hpp, has_llama_attention)."""
+    return cfg.get("positions", "learned") != "learned" or cfg.get("kv_heads", 0) != 0
+
+
 class ResidualBlock(nn.Module):
     """The six placements of tapegrad's nn::ResidualBlock (include/tapegrad/nn/residual_block.hpp), around
     the sublayer `sublayer` registered under `name`."""
@@ -118,9 +165,13 @@ class TransformerBlock(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         d, p = cfg["d"], cfg["placement"]
-        attention = SelfAttention(d, cfg["heads"])
+        if llama_attention(cfg):
+            attention = LlamaAttention(d, cfg["heads"], cfg.get("kv_heads", 0) or cfg["heads"],
+                                       cfg.get("positions", "learned"))
+        else:
+            attention = SelfAttention(d, cfg["heads"])
         self.attn = ResidualBlock(p, "self_attn", attention, d, cfg)
-        self.ffn = ResidualBlock(p, "ffn", FFN(d, cfg["ffn_hidden"], cfg.get("activation", "relu")), d, cfg)
+        self.ffn = ResidualBlock(p, "ffn", make_ffn(cfg), d, cfg)
 
     def forward(self, x):
         return self.ffn(self.attn(x))
@@ -133,20 +184,21 @@ class DepthModel(nn.Module):
         self.transformer = cfg.get("arch", "ffn") == "transformer"
         if self.transformer:
             self.token_embedding = nn.Embedding(cfg["classes"], d)
-            self.position_embedding = nn.Embedding(cfg["seq_len"], d)
+            if cfg.get("positions", "learned") == "learned":  # RoPE: positions inside the attention instead
+                self.position_embedding = nn.Embedding(cfg["seq_len"], d)
             blocks = [TransformerBlock(cfg) for _ in range(cfg["depth"])]
         else:
             self.input = nn.Linear(cfg["d_in"], d)
-            blocks = [ResidualBlock(cfg["placement"], "ffn", FFN(d, cfg["ffn_hidden"], cfg.get("activation", "relu")),
-                                    d, cfg) for _ in range(cfg["depth"])]
+            blocks = [ResidualBlock(cfg["placement"], "ffn", make_ffn(cfg), d, cfg) for _ in range(cfg["depth"])]
         self.blocks = nn.Sequential(*blocks)
         self.final_norm = make_norm(cfg.get("norm", "layer"), d, cfg["layer_norm_eps"]) if cfg["final_norm"] else None
         self.head = nn.Linear(d, cfg["classes"])
 
     def forward(self, x):
         if self.transformer:
-            positions = torch.arange(x.shape[1])
-            h = self.token_embedding(x.long()) + self.position_embedding(positions)
+            h = self.token_embedding(x.long())
+            if hasattr(self, "position_embedding"):
+                h = h + self.position_embedding(torch.arange(x.shape[1]))
         else:
             h = self.input(x)
         h = self.blocks(h)
@@ -224,7 +276,8 @@ def main():
     worst = float(rel.max()) if rel.size else 0.0
     if args.write:
         np.save(os.path.join(args.folder, "torch_losses.npy"), torch_losses)
-    options = " ".join(f"{k}={cfg[k]}" for k in ("arch", "init", "norm", "activation", "heads", "seq_len") if k in cfg)
+    options = " ".join(f"{k}={cfg[k]}" for k in ("arch", "init", "norm", "activation", "heads", "kv_heads", "positions",
+                                                 "seq_len") if k in cfg)
     print(f"{cfg['placement']:>9}  {options}  L={cfg['depth']} d={cfg['d']} lr={cfg['lr']} warmup={cfg['warmup']} "
           f"steps={len(torch_losses)}  loss {torch_losses[0]:.6f} -> {torch_losses[-1]:.6f}  "
           f"max relative difference {worst:.3e} (step {int(rel.argmax())})  torch {torch.__version__}")

@@ -46,11 +46,11 @@ std::string description() {
          n(L::max_bytes >> 30) + " GiB of estimated memory per run.\n\n"
          "Examples:\n"
          "  tapegrad-depth                                      # the default sweep: " +
-         measured_time(120, TAPEGRAD_DEFAULT_SWEEP_CPU_PER_RUN) + "\n"
+         measured_time(preset_runs({}), TAPEGRAD_DEFAULT_SWEEP_CPU_PER_RUN) + "\n"
          "  tapegrad-depth --placements post,pre --depths 4,16 --lrs 3e-3 --out results/small\n"
          "  tapegrad-depth --preset transformer --out results/transformer\n"
          "                                                      # " +
-         measured_time(128, TAPEGRAD_TRANSFORMER_PRESET_CPU_PER_RUN) + "\n"
+         measured_time(preset_runs(transformer_preset()), TAPEGRAD_TRANSFORMER_PRESET_CPU_PER_RUN) + "\n"
          "  tapegrad-depth --arch transformer --placements post,pre --depths 2,8 --init xavier --norm rms --out t\n"
          "  tapegrad-depth --placements post,pre --depths 4,16 --precisions fp64,bf16,fp16,fp16-mixed --out p\n"
          "  tapegrad-depth --shard 0/4 --out results/shard0   # ...one shard per machine, then:\n"
@@ -125,9 +125,11 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
                "(expected_grads.csv, hidden_norms.csv, update_sizes.csv, output_change.csv)");
   sweep_option("--grad-batches", o.grad_batches, "--diagnose: minibatches K of the expected gradient (>= 16)");
   sweep_option("--tracked-steps", o.tracked_steps, "--diagnose: the updates whose ||dF|| is recorded");
-  sweep_option("--preset", o.preset, "default, or transformer: the Transformer sweep (" + transformer_preset_text() +
-                                     "); options given too override the preset's")
-      ->check(CLI::IsMember({"default", "transformer"}));
+  sweep_option("--preset", o.preset, "default; transformer: the Transformer sweep (" +
+                                         preset_text(transformer_preset()) + "); llama: its LLaMA-style twin (" +
+                                         preset_text(llama_preset()) +
+                                         "); options given too override the preset's")
+      ->check(CLI::IsMember({"default", "transformer", "llama"}));
   app.add_flag("--no-plots", o.no_plots, "Do not write or draw the gnuplot figures");
   app.add_option("--lang", o.lang, "The language of index.html, summary.txt and the plots' text: en or zh (default: "
                                    "$TAPEGRAD_LANG, zh* is zh, else en; file names, CSV columns and JSON keys stay English)")
@@ -187,25 +189,54 @@ const std::vector<std::pair<std::string, std::string>>& transformer_preset() {
   return preset;
 }
 
-std::string transformer_preset_text() {
+// The transformer preset's sweep with LLaMA's block: Pre-RMSNorm, SwiGLU, RoPE (half-split), grouped-query
+// attention (4 query heads in 2 groups), and its Post-Norm twin (the same block with post placement).
+const std::vector<std::pair<std::string, std::string>>& llama_preset() {
+  static const std::vector<std::pair<std::string, std::string>> preset = [] {
+    std::vector<std::pair<std::string, std::string>> words = transformer_preset();
+    for (auto& [key, value] : words)
+      if (key == "placement") value = "post,pre";
+    for (const auto& extra : std::vector<std::pair<std::string, std::string>>{
+             {"norm", "rms"}, {"activation", "swiglu"}, {"positions", "rope"}, {"kv_heads", "2"}})
+      words.push_back(extra);
+    return words;
+  }();
+  return preset;
+}
+
+std::string preset_text(const std::vector<std::pair<std::string, std::string>>& preset) {
   std::string text;
-  for (const auto& [key, words] : transformer_preset())
+  for (const auto& [key, words] : preset)
     text += (text.empty() ? "" : " ") + long_option(run_field(key).option) + " " + words;
   return text;
 }
 
+std::string transformer_preset_text() { return preset_text(transformer_preset()); }
+
+std::size_t preset_runs(const std::vector<std::pair<std::string, std::string>>& preset) {
+  std::size_t runs = 1;
+  for (const Field* axis : axes_in_order()) {
+    std::string words = axis->sweep_default;
+    for (const auto& [key, given] : preset)
+      if (key == axis->key) words = given;
+    runs *= 1 + static_cast<std::size_t>(std::count(words.begin(), words.end(), ','));
+  }
+  return runs;
+}
+
 void apply_preset(CommandLine& o) {
   const auto& given = o.fields_given;
-  // --dump records one run: the sweep's three default seeds would make it three, so seed 0 unless given.
-  if (!o.dump.empty() && std::find(given.begin(), given.end(), "seed") == given.end()) o.words["seed"] = {"0"};
-  if (o.preset != "transformer") return;
-  for (const auto& [key, words] : transformer_preset()) {
-    if (std::find(given.begin(), given.end(), key) != given.end()) continue;
-    std::vector<std::string>& list = o.words[key];
-    list.clear();
-    std::istringstream in(words);
-    for (std::string word; std::getline(in, word, ',');) list.push_back(word);
+  if (o.preset == "transformer" || o.preset == "llama") {
+    for (const auto& [key, words] : o.preset == "llama" ? llama_preset() : transformer_preset()) {
+      if (std::find(given.begin(), given.end(), key) != given.end()) continue;
+      std::vector<std::string>& list = o.words[key];
+      list.clear();
+      std::istringstream in(words);
+      for (std::string word; std::getline(in, word, ',');) list.push_back(word);
+    }
   }
+  // --dump records one run: the sweep's (or the preset's) three seeds would make it three, so seed 0 unless given.
+  if (!o.dump.empty() && std::find(given.begin(), given.end(), "seed") == given.end()) o.words["seed"] = {"0"};
 }
 
 }  // namespace tapegrad::lab::cli

@@ -48,6 +48,12 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& line);
 // one the user did not give; its text for --help and docs/lab.md, and its measured time.
 const std::vector<std::pair<std::string, std::string>>& transformer_preset();
 std::string transformer_preset_text();  // "--arch transformer --init xavier --placements post,pre,..."
+// --preset llama: the transformer preset's words with LLaMA's block (norm rms, activation swiglu, positions rope,
+// kv_heads 2) and placements post,pre.
+const std::vector<std::pair<std::string, std::string>>& llama_preset();
+std::string preset_text(const std::vector<std::pair<std::string, std::string>>& preset);
+// How many runs a preset's sweep has (the product of its axes' lists; {}: the default sweep's).
+std::size_t preset_runs(const std::vector<std::pair<std::string, std::string>>& preset);
 // How long a sweep takes, from the measured CPU seconds per run of docs/lab/times.txt (scripts/measure-times.sh;
 // lab/CMakeLists.txt passes them in): "360 runs, about N CPU-seconds (S s a run, measured: docs/performance.md)".
 std::string measured_time(std::size_t runs, double cpu_seconds_per_run);

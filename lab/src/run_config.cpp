@@ -56,6 +56,15 @@ void validate(const RunConfig& c) {
   if (is_transformer(c) && c.d % c.heads != 0)
     throw FieldError("heads", std::to_string(c.heads) + " does not divide the width " + std::to_string(c.d) +
                                   " (each head gets d / heads features); choose widths that are multiples of it");
+  if (is_transformer(c) && c.kv_heads != 0 && c.heads % c.kv_heads != 0)
+    throw FieldError("kv_heads", std::to_string(c.kv_heads) + " key/value heads do not divide the " +
+                                     std::to_string(c.heads) + " query heads (each group of heads / kv_heads query " +
+                                     "heads shares one)");
+  if (is_transformer(c) && c.positions != Positions::learned && (c.d / c.heads) % 2 != 0)
+    throw FieldError("positions", "RoPE rotates pairs of features: the head width d / heads = " +
+                                      std::to_string(c.d / c.heads) + " must be even");
+  if (!is_transformer(c) && (c.positions != Positions::learned || c.kv_heads != 0))
+    throw FieldError(c.kv_heads != 0 ? "kv_heads" : "positions", "is a choice of the transformer (--arch transformer)");
   using L = RunLimits;
   if (estimated_bytes(c) > L::max_bytes)
     throw FieldError("", "this run would need about " + std::to_string(estimated_bytes(c) >> 20) +
@@ -159,6 +168,13 @@ FieldValue field_value_from_json(const Field& f, const nlohmann::json& j) {
   throw FieldError(f.key, "has the wrong type in JSON (" + std::string(j.type_name()) + ": " + j.dump() + ")");
 }
 
+std::size_t ffn_hidden(const RunConfig& c) {
+  const std::size_t plain = c.ffn_mult * c.d;
+  if (c.activation != Activation::swiglu) return plain;
+  const std::size_t two_thirds = (2 * plain + 2) / 3;  // ⌈2·plain/3⌉
+  return (two_thirds + 7) / 8 * 8;
+}
+
 bool has_final_norm(const RunConfig& c) {
   return nn::needs_final_norm(c.placement) && c.final_norm_mode == FinalNormMode::automatic;
 }
@@ -173,7 +189,7 @@ std::string to_json(const RunConfig& c) {
   j["deepnorm_alpha"] = dn.alpha;
   j["deepnorm_beta"] = dn.beta;
   j["layer_norm_eps"] = nn::ResidualBlockOptions{}.eps;
-  j["ffn_hidden"] = c.ffn_mult * c.d;
+  j["ffn_hidden"] = ffn_hidden(c);
   j["copy_offset"] = kCopyOffset;
   j["adam"] = {{"betas", {0.9, 0.999}}, {"eps", 1e-8}, {"weight_decay", 0.0}};
   return j.dump(2) + "\n";

@@ -36,8 +36,16 @@ const std::vector<std::string>& choice_names<NormKind>() {
 }
 template <>
 const std::vector<std::string>& choice_names<Activation>() {
-  // The library's names (to_string(Activation)); gelu_tanh, its third, is not offered.
-  static const std::vector<std::string> names{to_string(Activation::relu), to_string(Activation::gelu)};
+  // The library's names in enum order (parse_choice maps a name to its index): relu, gelu, gelu_tanh, silu and
+  // swiglu, the gated FFN.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh, Activation::silu, Activation::swiglu})
+      out.push_back(to_string(a));
+    for (std::size_t i = 0; i < out.size(); ++i)  // the index is the enum's value
+      if (parse_activation("lab", out[i]) != static_cast<Activation>(i)) throw Error("choice_names<Activation>: order");
+    return out;
+  }();
   return names;
 }
 
@@ -52,6 +60,11 @@ const std::vector<std::string>& choice_names<RunPrecision>() {
 template <>
 const std::vector<std::string>& choice_names<FinalNormMode>() {
   static const std::vector<std::string> names{"auto", "none"};
+  return names;
+}
+template <>
+const std::vector<std::string>& choice_names<Positions>() {
+  static const std::vector<std::string> names{"learned", "rope", "rope-interleaved"};
   return names;
 }
 template <>
@@ -79,12 +92,14 @@ template Activation parse_choice<Activation>(const std::string&);
 template RunPrecision parse_choice<RunPrecision>(const std::string&);
 template FinalNormMode parse_choice<FinalNormMode>(const std::string&);
 template EmbedScale parse_choice<EmbedScale>(const std::string&);
+template Positions parse_choice<Positions>(const std::string&);
 
 std::string to_string(Arch v) { return choice_names<Arch>().at(static_cast<std::size_t>(v)); }
 std::string to_string(Init v) { return choice_names<Init>().at(static_cast<std::size_t>(v)); }
 std::string to_string(NormKind v) { return choice_names<NormKind>().at(static_cast<std::size_t>(v)); }
 std::string to_string(FinalNormMode v) { return choice_names<FinalNormMode>().at(static_cast<std::size_t>(v)); }
 std::string to_string(EmbedScale v) { return choice_names<EmbedScale>().at(static_cast<std::size_t>(v)); }
+std::string to_string(Positions v) { return choice_names<Positions>().at(static_cast<std::size_t>(v)); }
 std::string to_string(RunPrecision v) { return choice_names<RunPrecision>().at(static_cast<std::size_t>(v)); }
 
 namespace {
@@ -293,7 +308,9 @@ std::vector<Field> make_table() {
                       "(BatchNorm over the batch, and over every position of it for transformer)")
                   .id(14, S::unless_default, "", "norm"));
   t.push_back(setting("activation", &RunConfig::activation, &SweepGrid::activations, "--activations,--activation",
-                      "an activation", "The FFN's activation: relu or gelu")
+                      "an activation",
+                      "The FFN's activation: relu, gelu (exact), gelu_tanh, silu, or swiglu (LLaMA's gated FFN, 2/3 "
+                      "of the hidden width)")
                   .id(15, S::unless_default, ""));
   t.push_back(setting("ffn_mult", &RunConfig::ffn_mult, &SweepGrid::ffn_mults, "--ffn-mults,--ffn-mult",
                       "the FFN width multiplier", "FFN hidden width = this times d")
@@ -330,6 +347,23 @@ std::vector<Field> make_table() {
                   "Xiong et al.'s unit-norm inputs)")
                   .id(18, S::unless_default, "embed-")
                   .transformer_only()
+                  .omitted_at_default());
+  // The LLaMA-style attention (--preset llama): in the id ("..._rope_kv2") and the files only away from the
+  // defaults. Both change what the init draws (no position table; smaller k and v projections).
+  t.push_back(row("positions", &RunConfig::positions, R::task, "--positions", "a kind of positions",
+                  "transformer: learned (a position embedding, GPT-2), rope (RoPE, half-split pairs as Hugging "
+                  "Face) or rope-interleaved (RoPE, pairs (2i, 2i+1) as Meta's LLaMA)")
+                  .id(19, S::unless_default, "")
+                  .transformer_only()
+                  .in_init_seed()
+                  .omitted_at_default());
+  t.push_back(row("kv_heads", &RunConfig::kv_heads, R::task, "--kv-heads", "a number of key/value heads",
+                  "transformer: key/value heads, 0 = --heads (multi-head), 1 = multi-query, a divisor of --heads = "
+                  "grouped-query attention")
+                  .range(0, max_width)
+                  .id(20, S::unless_default, "kv")
+                  .transformer_only()
+                  .in_init_seed()
                   .omitted_at_default());
   return t;
 }

@@ -278,6 +278,22 @@ TEST_CASE("replay parity with PyTorch: the Transformer's placements and the opti
   CHECK(checked == 9);
 }
 
+// --preset llama's block (nn::MultiheadAttention with RoPE and grouped key/value heads, RMSNorm, SwiGLU), Pre- and
+// Post-Norm, and the interleaved RoPE with one key/value head: against Hugging Face's LlamaAttention and LlamaMLP
+// written in tools/replay_torch.py, to 1e-9.
+TEST_CASE("replay parity with PyTorch: the LLaMA-style block", "[lab]") {
+  const fs::path root = fs::path(TAPEGRAD_FIXTURES_DIR) / "replay" / "llama";
+  std::size_t checked = 0;
+  for (const char* record : {"post", "pre", "pre_interleaved_mqa"}) {
+    const RunConfig c = read_replay((root / record).string()).config;
+    CHECK(has_llama_attention(c));
+    CHECK(c.activation == Activation::swiglu);
+    testing::check_replay_parity(root / record);
+    ++checked;
+  }
+  CHECK(checked == 3);
+}
+
 // The FFN stack with the default options is the lab as it was before the options existed: the
 // committed FFN records (dumped by that code) are reproduced bit for bit, from their own config.json
 // (which predates the new fields), data, initial weights and batches to every loss.

@@ -15,6 +15,9 @@
 //   blocks              Sequential of `depth` TransformerBlocks ("blocks.3.attn.self_attn.in_proj_weight",
 //                       "blocks.3.attn.norm.weight", "blocks.3.ffn.ffn.fc2.weight", ...)
 //   final_norm, head    as above, applied at every position
+//   LLaMA-style (--positions rope, --kv-heads, --activation swiglu; --preset llama): no position_embedding with
+//   RoPE; the attention "blocks.3.attn.self_attn.{q,k,v,o}_proj.weight" (nn::MultiheadAttention, no biases);
+//   the FFN "blocks.3.ffn.ffn.{gate,up,down}_proj.weight" (Hugging Face's LlamaAttention and LlamaMLP names)
 //
 // Init (config.init): "pytorch" keeps every module's PyTorch default; "xavier" (the papers')
 // redraws every Linear weight Xavier-uniform, and zeroes its bias, after construction (the
@@ -47,7 +50,7 @@ class DepthModel : public nn::Module {
   // The input of block 0: the input Linear's output, or the token plus position embeddings.
   Tensor embed(const Tensor& x);
 
-  // The second FFN weight of block l (its gradient is the lab's depth profile).
+  // The FFN's output weight of block l, fc2 (down_proj for SwiGLU): its gradient is the lab's depth profile.
   const Tensor& fc2_weight(std::size_t block) const;
 
   // Each sublayer's output projection in block l, named as in the block's state_dict keys:

@@ -16,7 +16,10 @@
 //           `heads` heads, then an FFN d → ffn_mult·d → d), both sublayers in the placement, a final
 //           norm as above, head Linear(d → classes) at every position.
 //   options init (pytorch: PyTorch's defaults; xavier: the papers' Xavier-uniform weights, zero
-//           biases), norm (the placement's norms: layer, rms or batch), activation (relu, gelu),
+//           biases), norm (the placement's norms: layer, rms or batch), activation (relu, gelu, swiglu),
+//           transformer: positions (learned embeddings, or RoPE in either pairing) and kv_heads (GQA/MQA):
+//           with RoPE or kv_heads the attention is nn::MultiheadAttention (separate q, k, v, o projections, no
+//           biases, LLaMA's), else nn::SelfAttention (PyTorch's packed nn.MultiheadAttention, GPT-2's);
 //           precision (fp64, or fp32/bf16/fp16 emulated, pure or mixed: RunPrecision below).
 //   train   Adam (PyTorch defaults) with lr · min(1, (step+1)/warmup), minibatches
 //           of `batch` indices drawn with replacement-free sampling per step.
@@ -36,19 +39,23 @@ namespace tapegrad::lab {
 enum class Arch { ffn, transformer };
 enum class Init { pytorch, xavier };             // PyTorch's defaults; the papers' Xavier-uniform, zero biases
 enum class NormKind { layer, rms, batch };       // LayerNorm, RMSNorm, BatchNorm (nn::make_norm's names)
-// The FFN's activation is the library's enum (tapegrad::Activation, ops/feed_forward.hpp); the lab offers relu
-// and gelu of it.
+// The FFN's activation is the library's enum (tapegrad::Activation, ops/activation.hpp), all five of it.
 // How a run stores its numbers (docs/lab.md, "Low precision"): fp64 is the library's float64; fp32, bf16 and fp16
 // train the whole model in that format (every op's output, gradient, parameter and Adam's state rounded to it,
 // as model.half() does); the -mixed ones keep float32 master weights with Adam's state in float32 and scale the
 // loss (GradScaler's dynamic rule), as AMP does; -mixed-noscale keeps the master weights without a loss scale.
 // The final norm before the head: automatic (the placement's: pre and sandwich have one) or none.
 enum class FinalNormMode { automatic, none };
+// Where the Transformer's positions come from: learned (a position Embedding added to the tokens', GPT-2) or
+// RoPE on the queries and keys of every block, no position embedding (LLaMA), in its half_split pairing (rope:
+// Hugging Face's, the library's default) or its interleaved one (rope-interleaved: the paper's and Meta's).
+enum class Positions { learned, rope, rope_interleaved };
 // The Transformer's embeddings: normal (N(0, 1) each, so E||x_0||^2 = 2d per token) or unit (the same draws
 // times 1/sqrt(2d): E||x_0||^2 = 1, the unit-norm inputs Xiong et al.'s analysis assumes).
 enum class EmbedScale { normal, unit };
 std::string to_string(FinalNormMode value);
 std::string to_string(EmbedScale value);
+std::string to_string(Positions value);
 
 enum class RunPrecision { fp64, fp32, bf16, fp16, bf16_mixed, fp16_mixed, bf16_mixed_noscale, fp16_mixed_noscale };
 
@@ -90,6 +97,9 @@ struct RunConfig {
   // study, scripts/lab-widths.sh); like precision, absent from config.json, sweep.json and the id by default.
   FinalNormMode final_norm_mode = FinalNormMode::automatic;  // none: no final norm even where the placement has one
   EmbedScale embed_scale = EmbedScale::normal;  // transformer: unit: embeddings drawn N(0,1), scaled to E||x_0||^2 = 1
+  // The LLaMA-style block's attention (transformer only; the defaults are the GPT-2-style block).
+  Positions positions = Positions::learned;
+  std::size_t kv_heads = 0;  // key/value heads: 0 = heads (multi-head), 1 = multi-query, a divisor of heads = GQA
 
   bool operator==(const RunConfig& other) const;  // every field of the table equal
   bool operator!=(const RunConfig& other) const { return !(*this == other); }
@@ -113,6 +123,14 @@ struct RunLimits {
 std::uint64_t estimated_bytes(const RunConfig& config);
 
 inline bool is_transformer(const RunConfig& config) { return config.arch == Arch::transformer; }
+// The attention of a LLaMA-style block (nn::MultiheadAttention: RoPE or grouped key/value heads) rather than
+// nn::SelfAttention.
+inline bool has_llama_attention(const RunConfig& config) {
+  return is_transformer(config) && (config.positions != Positions::learned || config.kv_heads != 0);
+}
+// The FFN's hidden width: ffn_mult·d, or for swiglu (three matrices) LLaMA's 2/3 of it, rounded up to a multiple
+// of 8, so that the parameter count stays that of the two-matrix FFN (nn::llama_hidden_size for ffn_mult 4).
+std::size_t ffn_hidden(const RunConfig& config);
 // The examples of one evaluation forward, from the labels per example (1, or seq_len for the Transformer):
 // at least 1024 rows of activations and at least `at_least` examples (depth_run.hpp's eval_chunk_examples
 // says why). Here, below the run, so that the memory estimate counts one chunk, not the whole eval set.
