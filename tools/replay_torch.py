@@ -31,7 +31,8 @@ from torch import nn
 
 from torch_fixtures import RMSNorm, sdpa  # RMSNorm: x / sqrt(mean(x^2) + eps) * weight; sdpa: softmax(q kᵀ/√Dh) v
 from llm_parts_fixtures import LlamaMLP  # SwiGLU: down_proj(silu(gate_proj(x)) * up_proj(x))
-from llm_fixture_common import hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb, meta_precompute_freqs_cis
+from llm_reference_code import (hf_apply_rotary_pos_emb, hf_cos_sin, meta_apply_rotary_emb,  # HF's and Meta's code
+                                meta_precompute_freqs_cis, repeat_kv)
 
 torch.set_default_dtype(torch.float64)
 
@@ -84,7 +85,7 @@ class SelfAttention(nn.Module):
 class LlamaAttention(nn.Module):
     """tapegrad's nn::MultiheadAttention as the lab builds it (--positions rope or --kv-heads), written as Hugging
     Face's LlamaAttention: q, k, v, o projections without biases, RoPE on q and k (positions 0..S-1), each key/value
-    head shared by heads / kv_heads query heads (repeat_kv: torch.repeat_interleave on the head axis)."""
+    head shared by heads / kv_heads query heads (Hugging Face's repeat_kv)."""
 
     def __init__(self, d, heads, kv_heads, positions):
         super().__init__()
@@ -108,7 +109,7 @@ class LlamaAttention(nn.Module):
         k = self.rope(self.k_proj(x).view(B, S, self.kv_heads, self.head_dim).transpose(1, 2))
         v = self.v_proj(x).view(B, S, self.kv_heads, self.head_dim).transpose(1, 2)
         groups = self.heads // self.kv_heads
-        k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)
+        k, v = repeat_kv(k, groups), repeat_kv(v, groups)
         y = sdpa(q, k, v, causal=False)  # torch 1.13 has no F.scaled_dot_product_attention
         return self.o_proj(y.transpose(1, 2).reshape(B, S, -1))
 
