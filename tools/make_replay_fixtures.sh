@@ -34,4 +34,4 @@ for p in post pre; do
 done
 # shellcheck disable=SC2086
 record "$root/llama/pre_interleaved_mqa" --arch transformer --heads 4 --seq-len 6 --placements pre --norm rms \
-  --activation swiglu --positions rope-interleaved --kv-heads 1 $small
+  --activation swiglu --positions rope-interleaved --kv-heads 1 --init xavier $small

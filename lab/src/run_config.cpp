@@ -63,8 +63,6 @@ void validate(const RunConfig& c) {
   if (is_transformer(c) && c.positions != Positions::learned && (c.d / c.heads) % 2 != 0)
     throw FieldError("positions", "RoPE rotates pairs of features: the head width d / heads = " +
                                       std::to_string(c.d / c.heads) + " must be even");
-  if (!is_transformer(c) && (c.positions != Positions::learned || c.kv_heads != 0))
-    throw FieldError(c.kv_heads != 0 ? "kv_heads" : "positions", "is a choice of the transformer (--arch transformer)");
   using L = RunLimits;
   if (estimated_bytes(c) > L::max_bytes)
     throw FieldError("", "this run would need about " + std::to_string(estimated_bytes(c) >> 20) +

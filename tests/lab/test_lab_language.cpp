@@ -37,7 +37,7 @@ std::vector<RunOutcome> outcomes_of(const SweepGrid& g) {
 
 }  // namespace
 
-TEST_CASE("lab_language: --lang, else TAPEGRAD_LANG; zh* is Chinese", "[lab]") {
+TEST_CASE("lab_language: --lang, else TAPEGRAD_LANG, zh* is Chinese", "[lab]") {
   const char* before = std::getenv("TAPEGRAD_LANG");
   const std::string saved = before ? before : "";
   ::setenv("TAPEGRAD_LANG", "zh_CN.UTF-8", 1);
@@ -94,7 +94,7 @@ TEST_CASE("summary.txt in Chinese: the same cells, columns aligned on screen", "
   CHECK(en_lines[1].rfind("placement  lr=0.01 warmup=0", 0) == 0);
 }
 
-TEST_CASE("index.html and the plots in Chinese; file names, classes and columns stay English", "[lab]") {
+TEST_CASE("index.html and the plots in Chinese: file names, classes and columns stay English", "[lab]") {
   const std::string out = testing::scratch_dir("lab-zh");
   SweepGrid g = testing::tiny_grid();
   const auto runs = expand(g);

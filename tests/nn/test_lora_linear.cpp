@@ -65,7 +65,7 @@ TEST_CASE("LoRALinear: forward is x W^T + b + (alpha/r)(x A^T) B^T", "[nn][lora]
   CHECK(tapegrad::testing::allclose(lora(x).value(), lora_reference(x.value(), lora)));
 }
 
-TEST_CASE("LoRALinear: gradients reach A and B only; gradcheck of x, A, B", "[nn][lora]") {
+TEST_CASE("LoRALinear: gradients reach A and B only, gradcheck of x, A, B", "[nn][lora]") {
   Generator gen(5);
   LoRALinear lora(4, 3, 2, 8.0, true, gen);
   lora.lora_B->weight.mutable_value() = tapegrad::testing::randn({3, 2}, 6);  // B = 0 would hide A's gradient
@@ -80,7 +80,7 @@ TEST_CASE("LoRALinear: gradients reach A and B only; gradcheck of x, A, B", "[nn
   REQUIRE_GRADCHECK([&lora](auto& in) { return lora(in[0]); }, std::vector<Tensor>{param({2, 3, 4}, 9, "x")});
 }
 
-TEST_CASE("LoRALinear: merge folds (alpha/r) B A into W; unmerge restores it", "[nn][lora]") {
+TEST_CASE("LoRALinear: merge folds (alpha/r) B A into W, unmerge restores it", "[nn][lora]") {
   Generator gen(6);
   LoRALinear lora(6, 5, 3, 12.0, true, gen);
   lora.lora_B->weight.mutable_value() = tapegrad::testing::randn({5, 3}, 10);

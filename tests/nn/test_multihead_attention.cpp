@@ -138,7 +138,7 @@ TEST_CASE("MultiheadAttention: an attention mask (key padding) combines with cau
   CHECK(allclose(Array(xt::view(y, xt::range(1, 2), xt::range(0, 2), xt::all())), short_rows, 1e-12, 1e-12));
 }
 
-TEST_CASE("MultiheadAttention: PyTorch parity with Hugging Face's LlamaAttention (GQA, MQA; both RoPE styles)",
+TEST_CASE("MultiheadAttention: PyTorch parity with Hugging Face's LlamaAttention (GQA, MQA, both RoPE styles)",
           "[nn][mha][parity]") {
   for (const char* name : {"mha_gqa_half_split", "mha_mqa_interleaved"}) {
     INFO("fixture " << name);

@@ -75,7 +75,7 @@ Array columns(const Array& a, std::size_t first, std::size_t n) {
 
 }  // namespace
 
-TEST_CASE("TransformerBlock: default options keep SelfAttention; LLaMA options switch to MultiheadAttention",
+TEST_CASE("TransformerBlock: default options keep SelfAttention, LLaMA options switch to MultiheadAttention",
           "[nn][transformer][mha]") {
   Generator gen(1);
   TransformerBlock gpt(8, 2, Placement::pre, {}, gen);

@@ -22,7 +22,7 @@ TEST_CASE("repeat_kv: kv head j goes to query heads j·n_rep .. j·n_rep + n_rep
   }
 }
 
-TEST_CASE("repeat_kv: every batch and position copied whole; n_rep = 1 is the identity", "[repeat_kv]") {
+TEST_CASE("repeat_kv: every batch and position copied whole, n_rep = 1 is the identity", "[repeat_kv]") {
   const Array x = randn({2, 3, 4, 5}, 11);
   const Tensor repeated = repeat_kv(constant(x), 2);
   REQUIRE(repeated.shape() == Shape{2, 6, 4, 5});

@@ -84,7 +84,7 @@ TEST_CASE("sampling: a tiny temperature is greedy in the limit, never NaN", "[op
   CHECK((p == Array(xt::xtensor<double, 1>({0, 1, 0}))));
 }
 
-TEST_CASE("sampling: top_k keeps the k largest, ties with the k-th too; top_k = V is off", "[ops][sampling]") {
+TEST_CASE("sampling: top_k keeps the k largest, ties with the k-th too, top_k = V is off", "[ops][sampling]") {
   // Distinct logits: exactly k kept, the k largest, renormalised.
   const Array z = xt::xtensor<double, 1>({0.3, 2.0, -1.0, 1.1, 0.7, -0.2});
   for (std::size_t k = 1; k <= 6; ++k) {
@@ -201,7 +201,7 @@ TEST_CASE("sampling: 20000 seeded draws follow sampling_probabilities (chi-squar
   }
 }
 
-TEST_CASE("sampling: sample_rows is one draw per row, in order; the same seed gives the same tokens",
+TEST_CASE("sampling: sample_rows is one draw per row, in order, the same seed gives the same tokens",
           "[ops][sampling]") {
   const Tensor rows(matrix({{0.1, 2.0, -1.0, 0.5}, {1.0, 1.0, 1.0, 1.0}, {-3.0, 0.0, 3.0, 0.2}}));
   const Array p = sampling_probabilities(rows, {});
