@@ -52,7 +52,7 @@ TEST_CASE("the lines of inactive branches are blanked, directives and line numbe
   CHECK(without_inactive_branches("#if F(1)\na\n#else\nb\n#endif", macros({{"F", "("}})) == "#if F(1)\na\n#else\nb\n#endif");
 }
 
-TEST_CASE("a last declaration without ';' names the variable it declares", "[kernel][splitter]") {
+TEST_CASE("a last declaration without a semicolon names the variable it declares", "[kernel][splitter]") {
   CHECK(last_variable("int a = 5") == "a");
   CHECK(last_variable("std::vector<bool> Bv(5,5)") == "Bv");
   CHECK(last_variable("unsigned u1 = 45, u2") == "u2");
