@@ -227,7 +227,7 @@ bad_args)
   expect2 "--arch: expected one of ffn, transformer, got 'rnn'" --arch rnn --out x
   expect2 "--init: expected one of pytorch, xavier, got 'he'" --init he --out x
   expect2 "--norm: expected one of layer, rms, batch, got 'group'" --norm group --out x
-  expect2 "--activation: expected one of relu, gelu, got 'tanh'" --activation tanh --out x
+  expect2 "--activation: expected one of relu, gelu, gelu_tanh, silu, swiglu, got 'tanh'" --activation tanh --out x
   expect2 "the FFN width multiplier must be between 1 and 64, got 0" --ffn-mult 0 --out x
   expect2 "the FFN width multiplier must be between 1 and 64, got -2" --ffn-mult -2 --out x
   expect2 "the number of heads must be between 1 and 4096, got 0" --arch transformer --heads 0 --out x
@@ -236,7 +236,7 @@ bad_args)
   expect2 "--heads: 4 does not divide the width 6" --preset transformer --widths 32,6 --out x
   expect2 "--heads applies to --arch transformer only" --heads 2 --out x
   expect2 "--seq-len applies to --arch transformer only" --seq-len 8 --out x
-  expect2 "--preset: transformer2 not in {default,transformer}" --preset transformer2 --out x
+  expect2 "--preset: transformer2 not in {default,transformer,llama}" --preset transformer2 --out x
   expect2 "MiB (more than the limit of 4096 MiB per run)" --arch transformer --seq-len 1024 --depths 64 --out x
   [ ! -e x ] || fail "a bad command line must not create the output folder"
   # A bad command on an existing results folder touches nothing in it (runs/, sweep.json, the CSVs).
@@ -302,6 +302,17 @@ dump)
                '"depths":\[2,6,12,24\]' '"widths":\[32\]' '"batches":\[16\]' '"seeds":\[0,1,2\]' '"arch":"transformer"'; do
     grep -q "$field" sweep.txt || fail "the preset's sweep.json lacks $field: $(cat sweep.txt)"
   done
+  # --preset llama: the same sweep with LLaMA's block and the two placements (96 runs); --dump alone records seed 0.
+  "$bin" --preset llama --dump lrec --placements pre --depths 2 --lrs 0.001 --warmups 0 --steps 3 \
+    > ldump.log || fail "llama preset dump failed: $(cat ldump.log)"
+  for field in '"norm": "rms"' '"activation": "swiglu"' '"positions": "rope"' '"kv_heads": 2' '"seed": 0' \
+               '"ffn_hidden": 88'; do
+    grep -q "$field" lrec/config.json || fail "the llama preset's record lacks $field: $(cat lrec/config.json)"
+  done
+  [ ! -e lrec/position_embedding.weight.npy ] || fail "a RoPE model has no position table"
+  [ -e lrec/blocks.0.attn.self_attn.k_proj.weight.npy ] || fail "the llama record lacks k_proj"
+  "$bin" --preset llama --shard 0/96 --steps 2 --no-plots --out lsweep > lsweep.log || fail "llama preset shard failed"
+  grep -q "shard 0/96 of 96)" lsweep.log || fail "the llama preset should give 96 runs: $(cat lsweep.log)"
   grep -q '"placement": "deepnorm"' rec/config.json || fail "config.json lacks the placement"
   # batches.npy: int64 (7, 8)
   head -c 80 rec/batches.npy | grep -q "'descr': '<i8'.*'shape': (7, 8)" || fail "batches.npy is not int64 (7, 8)"
