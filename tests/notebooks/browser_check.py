@@ -24,6 +24,9 @@ include a CJK font (Noto Sans CJK, Debian's fonts-noto-cjk) that drew at least a
 text has Chinese characters; without one they would be boxes ("tofu") or another font's fallback.
 The screenshot is DIR/sweep_index.png (DIR/sweep_index_zh.png in Chinese). Without notebooks given,
 only the sweep page is checked (no notebook server).
+--cjk NB=selector: the same font check on a notebook's page (a Chinese lesson of notebooks/zh/: its rendered
+Markdown must be drawn by a CJK font). --cell-shot NB=selector: also DIR/NB.cell.png, the cell holding the
+first element that matches (with the Markdown cell above it), e.g. a plot and the text that explains it.
 The server and the browser are ended by their process ids. Without chromium (or the
 notebook server, or python3-websocket) it prints "SKIP: ..." and exits 0; ctest reports
 the test as skipped.
@@ -167,25 +170,46 @@ def cjk_characters(text):
     return sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef")
 
 
-def check_cjk_fonts(page, selector):
+def check_cjk_fonts(page, selector, page_name="sweep index.html"):
     """Problems if the element's Chinese characters were not drawn by a CJK font (DevTools' platform fonts)."""
     page.call("DOM.enable")
     page.call("CSS.enable")
     root = page.call("DOM.getDocument", depth=-1)["root"]["nodeId"]
     node = page.call("DOM.querySelector", nodeId=root, selector=selector)["nodeId"]
     if not node:
-        return ["sweep index.html: no %s" % selector]
+        return ["%s: no %s" % (page_name, selector)]
     text = page.js("document.querySelector(%s).textContent" % json.dumps(selector))
     fonts = page.call("CSS.getPlatformFontsForNode", nodeId=node)["fonts"]
     wanted = cjk_characters(text)
     drawn = sum(f["glyphCount"] for f in fonts if "CJK" in f["familyName"])
-    print("sweep index.html %s %r: %d Chinese characters, fonts %s"
-          % (selector, text[:40], wanted, [(f["familyName"], f["glyphCount"]) for f in fonts]))
+    print("%s %s %r: %d Chinese characters, fonts %s"
+          % (page_name, selector, text[:40], wanted, [(f["familyName"], f["glyphCount"]) for f in fonts]))
     if wanted == 0:
-        return ["sweep index.html: %s has no Chinese text: %r" % (selector, text)]
+        return ["%s: %s has no Chinese text: %r" % (page_name, selector, text)]
     if drawn < wanted:
-        return ["sweep index.html: %s's %d Chinese characters: only %d glyphs from a CJK font (fonts used: %s); "
-                "install fonts-noto-cjk" % (selector, wanted, drawn, fonts)]
+        return ["%s: %s's %d Chinese characters: only %d glyphs from a CJK font (fonts used: %s); "
+                "install fonts-noto-cjk" % (page_name, selector, wanted, drawn, fonts)]
+    return []
+
+
+def cell_screenshot(page, selector, path):
+    """DIR/NB.cell.png: the cell of the first element matching selector, with the cell above it."""
+    # The notebook page scrolls inside its own element (#site), so the two cells are scrolled to the top of the
+    # window (2000 px tall) and cut from what the window shows.
+    rect = page.js("(() => { const e = document.querySelector(%s); if (!e) return null;"
+                   " const cell = e.closest('.cell'); const above = cell.previousElementSibling || cell;"
+                   " above.scrollIntoView(); const a = above.getBoundingClientRect(), b = cell.getBoundingClientRect();"
+                   " return [a.left, a.top, Math.max(a.right, b.right) - a.left, b.bottom - a.top]; })()"
+                   % json.dumps(selector))
+    if not rect:
+        return ["no %s for the cell screenshot" % selector]
+    x, y, width, height = rect
+    time.sleep(0.5)  # let the page repaint after the scroll
+    shot = page.call("Page.captureScreenshot", format="png",
+                     clip={"x": x, "y": y, "width": width, "height": min(height, 2000 - y), "scale": 1})
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+    print("cell screenshot %s (%dx%d)" % (path, width, height))
     return []
 
 
@@ -218,7 +242,7 @@ def check_sweep_page(page, depth_bin, workdir, out_dir, lang="en"):
     return problems
 
 
-def check_notebook(page, base, token, name, expect, out_dir, timeout, svg=False, steps=False):
+def check_notebook(page, base, token, name, expect, out_dir, timeout, svg=False, steps=False, cjk=(), cell_shot=None):
     problems = []
     page.call("Page.enable")
     page.call("Page.navigate", url="%s/notebooks/%s?token=%s" % (base, name, token))
@@ -245,6 +269,10 @@ def check_notebook(page, base, token, name, expect, out_dir, timeout, svg=False,
         problems += check_svgs(page, name)
     if steps:
         problems += check_steps(page, name)
+    for selector in cjk:
+        problems += check_cjk_fonts(page, selector, name)
+    if cell_shot:
+        problems += cell_screenshot(page, cell_shot, os.path.join(out_dir, os.path.splitext(name)[0] + ".cell.png"))
     shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
     png = os.path.join(out_dir, os.path.splitext(name)[0] + ".png")
     with open(png, "wb") as f:
@@ -264,6 +292,8 @@ def main():
     ap.add_argument("--expect", action="append", default=[], help="NB=css selector that must match")
     ap.add_argument("--svg", action="append", default=[], help="NB whose draw() SVGs must render")
     ap.add_argument("--steps", action="append", default=[], help="NB whose backward_steps() slider is checked")
+    ap.add_argument("--cjk", action="append", default=[], help="NB=css selector whose Chinese a CJK font must draw")
+    ap.add_argument("--cell-shot", action="append", default=[], help="NB=css selector: screenshot of its cell")
     ap.add_argument("--sweep-page", help="tapegrad-depth: run a tiny sweep and check its index.html")
     ap.add_argument("--sweep-page-lang", choices=["en", "zh"], default="en",
                     help="the sweep page's language (zh: its Chinese must be drawn by a CJK font)")
@@ -284,10 +314,12 @@ def main():
         return 0
 
     os.makedirs(args.out, exist_ok=True)
-    expect = {}
-    for e in args.expect:
-        nb, selector = e.split("=", 1)
-        expect.setdefault(nb, []).append(selector)
+    expect, cjk = {}, {}
+    for option, table in ((args.expect, expect), (args.cjk, cjk)):
+        for e in option:
+            nb, selector = e.split("=", 1)
+            table.setdefault(nb, []).append(selector)
+    cell_shots = dict(e.split("=", 1) for e in args.cell_shot)
     workdir = tempfile.mkdtemp(prefix="tapegrad-browser-")
     token = base64.b32encode(os.urandom(15)).decode().lower()
     server = browser = None
@@ -319,7 +351,8 @@ def main():
         page = DevTools(targets[0]["webSocketDebuggerUrl"])
         for name in names:
             problems += check_notebook(page, base, token, name, expect.get(name, []), args.out, args.timeout,
-                                       svg=name in args.svg, steps=name in args.steps)
+                                       svg=name in args.svg, steps=name in args.steps, cjk=cjk.get(name, []),
+                                       cell_shot=cell_shots.get(name))
             page.js("Jupyter.notebook.session.delete(); true")  # shut its kernel down
         if args.sweep_page:
             problems += check_sweep_page(page, args.sweep_page, workdir, args.out, args.sweep_page_lang)

@@ -103,13 +103,21 @@ add_test(NAME notebook.browser
                  ${PROJECT_SOURCE_DIR}/notebooks/07_transformer_block.ipynb)
 set_tests_properties(notebook.browser PROPERTIES LABELS notebook TIMEOUT 900 ENVIRONMENT "${_nb_env}"
                      SKIP_REGULAR_EXPRESSION "SKIP:")
-# A tiny sweep's index.html with --lang zh in headless Chromium: its Chinese headings and cells drawn by a CJK
-# font (Noto Sans CJK, fonts-noto-cjk), not boxes; the screenshot is <build>/tests/notebook_browser_zh/
-# sweep_index_zh.png. No notebook server or kernel. Skipped without chromium.
-add_test(NAME notebook.browser_sweep_zh
+# The Chinese pages in headless Chromium: lesson 06 in Chinese ("Run All", its plot, its Markdown drawn by a CJK
+# font) and a tiny sweep's index.html with --lang zh (its headings and cells drawn by a CJK font: Noto Sans CJK,
+# fonts-noto-cjk, not boxes). The screenshots are in <build>/tests/notebook_browser_zh/ (06_post_vs_pre_norm.cell.png:
+# the plot's cell and the text above it, as docs/notebook06.zh.png shows). Skipped without chromium.
+add_test(NAME notebook.browser_zh
          COMMAND ${TAPEGRAD_JUPYTER_PYTHON} ${_nb_dir}/browser_check.py --out ${CMAKE_CURRENT_BINARY_DIR}/notebook_browser_zh
-                 --sweep-page $<TARGET_FILE:tapegrad-depth> --sweep-page-lang zh)
-set_tests_properties(notebook.browser_sweep_zh PROPERTIES LABELS "notebook;lab" TIMEOUT 300 ENVIRONMENT "${_nb_env}"
+                 --kernelspecs ${TAPEGRAD_KERNELSPEC_ROOT} --lib-dir $<TARGET_FILE_DIR:tapegrad>
+                 --include-dir ${PROJECT_SOURCE_DIR}/include
+                 --expect "06_post_vs_pre_norm.ipynb=.output_png img"
+                 --cjk "06_post_vs_pre_norm.ipynb=.text_cell_render h1"
+                 --cjk "06_post_vs_pre_norm.ipynb=.text_cell_render p"
+                 --cell-shot "06_post_vs_pre_norm.ipynb=.output_png img"
+                 --sweep-page $<TARGET_FILE:tapegrad-depth> --sweep-page-lang zh
+                 ${PROJECT_SOURCE_DIR}/notebooks/zh/06_post_vs_pre_norm.ipynb)
+set_tests_properties(notebook.browser_zh PROPERTIES LABELS "notebook;lab" TIMEOUT 600 ENVIRONMENT "${_nb_env}"
                      SKIP_REGULAR_EXPRESSION "SKIP:")
 
 # The README's third command: scripts/notebook.sh starts Jupyter Notebook with the kernel
