@@ -241,7 +241,9 @@ TEST_CASE("attention mask: padding_mask values, its error, and padding = attenti
     const Array want = value_of(fused({}), {truncated(in[0]), truncated(in[1]), truncated(in[2])});
     CHECK(allclose(Array(xt::view(y.value(), xt::range(b, b + 1), xt::all(), xt::range(0, n), xt::all())), want,
                    1e-14, 1e-14));
-    // The pads pass nothing back: their keys and values get no gradient.
+    // The pads pass nothing back: their keys and values get no gradient. (A sequence without pads has none to
+    // check: xt::all of an empty view offsets a null pointer in xtensor 0.24.3, which UBSan reports.)
+    if (n == S) continue;
     for (std::size_t input : {1, 2})
       CHECK(xt::all(xt::equal(Array(xt::view(in[input].grad(), b, xt::all(), xt::range(n, S), xt::all())), 0.0)));
   }
