@@ -4,8 +4,9 @@
 #      cluster scripts, docs) on the normal build;
 #   2. the whole suite again on a Release build (faster code meets the tests' timing; the gdb tests
 #      must say SKIPPED there, as a build without debug information cannot be stepped through), less
-#      what no build type changes: the committed precision tables, and exercise.cli's checks of the
-#      script's own logic (--quick);
+#      what no build type changes: the committed precision tables and default summaries, exercise.cli's
+#      checks of the script's own logic (--quick), the kernel's cell handling (the learner's notebook,
+#      kernel_cells, cling_spec, xeus-cling's demo), the pages in Chromium and the docs' snippets;
 #   3. the unit tests and the fuzz tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Set TAPEGRAD_SKIP_RELEASE=1 / TAPEGRAD_SKIP_SANITIZERS=1 to skip step 2 / 3 while iterating.
 set -euo pipefail

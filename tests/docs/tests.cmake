@@ -12,6 +12,9 @@ endif()
 
 set(_doc_test ${TAPEGRAD_DOC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/doc_test.py
               --source-dir ${PROJECT_SOURCE_DIR} --build-dir ${PROJECT_BINARY_DIR})
+# The snippets run in the build a learner has (scripts/build.sh's default); the Release pass of scripts/test.sh
+# skips them, as a build type changes no command's outcome (about 100 s of its test time).
+if(NOT CMAKE_BUILD_TYPE STREQUAL "Release")
 add_test(NAME docs.snippets COMMAND ${_doc_test} --scratch ${CMAKE_CURRENT_BINARY_DIR}/doc-test/snippets)
 if(CMAKE_BUILD_TYPE STREQUAL "Debug")  # an unoptimised library: doc_test.py gives each block 4 times longer
   set(_doc_timeout 2400)
@@ -19,6 +22,7 @@ else()
   set(_doc_timeout 600)
 endif()
 set_tests_properties(docs.snippets PROPERTIES LABELS docs TIMEOUT ${_doc_timeout} ENVIRONMENT "OPENBLAS_NUM_THREADS=1")
+endif()
 
 # Each fixtures/<kind>.md is a doc with one kind of mistake; the test must fail for that reason.
 file(GLOB _doc_fixtures CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/fixtures/*.md)
