@@ -111,7 +111,9 @@ bool has_function_body(const std::vector<Token>& t) {
   for (std::size_t i = 0; i < t.size(); ++i) {
     const std::string& s = t[i].text;
     if (s == "(" || s == "[") {
-      if (depth == 0 && s == "(") lambda_parameters = i > 0 && t[i - 1].text == "]";
+      // (not `operator[](int k)`: an operator's parameters)
+      if (depth == 0 && s == "(")
+        lambda_parameters = i > 0 && t[i - 1].text == "]" && !(i > 2 && t[i - 3].text == "operator");
       ++depth;
     } else if (s == ")" || s == "]") {
       --depth;
@@ -120,6 +122,8 @@ bool has_function_body(const std::vector<Token>& t) {
         if (n == "{" || n == "const" || n == "noexcept" || n == "override" || n == "final" || n == ":" ||
             (n == "-" && i + 2 < t.size() && t[i + 2].text == ">"))
           return true;
+        // `S::S() = default;`, `S& operator=(const S&) = delete;`: defined too, without a body
+        if (n == "=" && i + 2 < t.size() && (t[i + 2].text == "default" || t[i + 2].text == "delete")) return true;
       }
     } else if (s == "=" && depth == 0) {
       return false;
@@ -150,8 +154,13 @@ bool redefinable(const std::vector<Token>& t) {
   std::size_t i = 0;
   if (t.empty()) return false;
   const std::string& first = t[0].text;
-  if (first == "namespace" || first == "extern" || first == "static_assert" || first == "friend")
-    return false;
+  if (first == "namespace" || first == "static_assert" || first == "friend") return false;
+  if (first == "extern") {
+    // `extern T* my;` goes into the cell's namespace like its later definition, which then completes it
+    // (ROOT-5248); `extern "C"` and `extern template` stay where they are.
+    if (t.size() < 2 || t[1].text == "template" || t[1].text[0] == '"') return false;
+    i = 1;
+  }
   if (first == "using") return t.size() > 2 && is_identifier(t[1]) && t[1].text != "namespace" && t[2].text == "=";
   if (first == "template") {
     if (t.size() < 2 || t[1].text != "<") return false;         // explicit instantiation
@@ -383,9 +392,32 @@ std::string result_of(const std::string& expression, const std::string& id) {
          "(), 0);";
 }
 
-// A redefinable declaration in an inline namespace of its own (cell_wrap.hpp says why).
-std::string in_own_namespace(const std::string& declaration, const std::string& id) {
-  return "inline namespace " + id + " { " + declaration + " }";
+// A lambda of a top-level declaration (`auto f = [&] { return v; };`) is at namespace scope, where a
+// capture-default captures nothing and clang refuses it ("non-local lambda expression cannot have a
+// capture-default"); cling accepts it, since its declarations are parsed first inside a function. So the
+// default goes (blanks in its place, the columns stay): `[&]` -> `[ ]`, `[=, n = 2]` -> `[  n = 2]`. Only
+// outside braces: a lambda in a function's body or a class's member initialiser keeps it.
+std::string without_capture_default(const std::string& declaration) {
+  std::string out = declaration;
+  const std::vector<Token> t = tokens_of(declaration, 0, declaration.size());
+  int braces = 0;
+  for (std::size_t i = 0; i + 2 < t.size(); ++i) {
+    if (t[i].text == "{") ++braces;
+    else if (t[i].text == "}") --braces;
+    if (braces != 0 || t[i].text != "[" || i == 0) continue;
+    const std::string& before = t[i - 1].text;
+    const bool introducer = before == "=" || before == "(" || before == "," || before == "return";
+    const std::string& mode = t[i + 1].text;
+    if (!introducer || (mode != "&" && mode != "=") || (t[i + 2].text != "]" && t[i + 2].text != ",")) continue;
+    out[t[i + 1].at] = ' ';
+    if (t[i + 2].text == ",") out[t[i + 2].at] = ' ';
+  }
+  return out;
+}
+
+// A redefinable declaration in the cell's inline namespace (cell_wrap.hpp says why), reopened for each one.
+std::string in_cell_namespace(const std::string& declaration, const std::string& cell_namespace) {
+  return "inline namespace " + cell_namespace + " { " + declaration + " }";
 }
 
 // `namespace N { ... }` (also `namespace A::B {`): where its braces are in the chunk's text, or npos if the
@@ -401,22 +433,19 @@ std::pair<std::size_t, std::size_t> namespace_braces(const std::string& text) {
   return {t[i].at, t.back().at};
 }
 
-// A namespace block's declarations wrapped as a cell's are (each redefinable one in its own inline
+// A namespace block's declarations wrapped as a cell's are (each redefinable one in the cell's inline
 // namespace, nested blocks likewise), so that re-running `namespace my { double f(...) {...} }` replaces f.
-std::string wrap_namespace_block(const std::string& text, const std::string& id) {
+std::string wrap_namespace_block(const std::string& text, const std::string& cell_namespace) {
   const auto [open, close] = namespace_braces(text);
   if (open == std::string::npos) return text;
   const std::string inner = text.substr(open + 1, close - open - 1);
   std::string out = text.substr(0, open + 1);
   std::size_t copied = 0;
-  int k = 0;
   for (const Chunk& c : split_top_level(inner)) {
-    ++k;
     const std::string piece = inner.substr(c.begin, c.end - c.begin);
-    const std::string inner_id = id + "_" + std::to_string(k);
     out += inner.substr(copied, c.begin - copied);
-    if (c.kind == Chunk::declaration && c.redefinable) out += in_own_namespace(piece, inner_id);
-    else if (c.kind == Chunk::declaration) out += wrap_namespace_block(piece, inner_id);
+    if (c.kind == Chunk::declaration && c.redefinable) out += in_cell_namespace(piece, cell_namespace);
+    else if (c.kind == Chunk::declaration) out += wrap_namespace_block(piece, cell_namespace);
     else out += piece;  // no statements at namespace scope: clang says so
     copied = c.end;
   }
@@ -427,6 +456,7 @@ std::string wrap_namespace_block(const std::string& text, const std::string& id)
 
 std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
   const std::vector<Chunk> chunks = split_top_level(body);
+  const std::string cell_namespace = std::string(kKernelNamePrefix) + std::to_string(serial);
   std::vector<std::string> pieces(1);
   std::size_t copied = 0;
   int k = 0;
@@ -462,7 +492,8 @@ std::vector<std::string> wrap_cell(const std::string& body, unsigned serial) {
     } else if (c.kind == Chunk::declaration) {
       // A last declaration without its `;` (`int a = 5`): declared, then its variable shown (cling).
       const std::string declaration = c.terminated ? text : text + ";";
-      out += c.redefinable ? in_own_namespace(declaration, id) : wrap_namespace_block(declaration, id);
+      out += c.redefinable ? in_cell_namespace(without_capture_default(declaration), cell_namespace)
+                           : wrap_namespace_block(declaration, cell_namespace);
       const std::string variable = c.terminated ? "" : declared_variable(body, c);
       if (!variable.empty()) out += result_of(variable, id + "_0");
     } else if (c.kind == Chunk::statement) {

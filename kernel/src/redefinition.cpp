@@ -3,6 +3,10 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclContextInternals.h>
+#include <clang/AST/DeclTemplate.h>
+#include <clang/Basic/DiagnosticSema.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Sema/Sema.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <llvm/Support/Error.h>
 
@@ -20,11 +24,33 @@ bool is_kernel_wrapper(const clang::DeclContext* context) {
 // The namespace a declaration is a member of, skipping unscoped enums (for enumerators).
 const clang::DeclContext* home_of(const clang::NamedDecl* d) { return d->getDeclContext()->getRedeclContext(); }
 
-bool same_parameters(clang::ASTContext& context, const clang::FunctionDecl* a, const clang::FunctionDecl* b) {
-  if (a->getNumParams() != b->getNumParams()) return false;
-  for (unsigned i = 0; i < a->getNumParams(); ++i)
-    if (!context.hasSameUnqualifiedType(a->getParamDecl(i)->getType(), b->getParamDecl(i)->getType())) return false;
+// The primary namespace of a (possibly reopened) kernel namespace: a cell reopens its own one
+// between its statements.
+const clang::DeclContext* primary(const clang::DeclContext* context) {
+  return const_cast<clang::DeclContext*>(context)->getPrimaryContext();
+}
+
+// As cling's DefinitionShadower: a template is a definition if what it declares is one.
+bool is_definition(const clang::Decl* d) {
+  if (const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d)) return f->isThisDeclarationADefinition();
+  if (const auto* tag = llvm::dyn_cast<clang::TagDecl>(d)) return tag->isThisDeclarationADefinition();
+  if (const auto* v = llvm::dyn_cast<clang::VarDecl>(d))
+    return v->isThisDeclarationADefinition() != clang::VarDecl::DeclarationOnly;
+  if (const auto* t = llvm::dyn_cast<clang::TemplateDecl>(d))
+    return llvm::isa<clang::ConceptDecl>(t) || t->getTemplatedDecl() == nullptr || is_definition(t->getTemplatedDecl());
   return true;
+}
+
+clang::FunctionDecl* as_function(clang::NamedDecl* d) {
+  if (auto* t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) return t->getTemplatedDecl();
+  return llvm::dyn_cast<clang::FunctionDecl>(d);
+}
+
+// Whether a cell declared d (clang names each input "input_line_N"), not a header.
+bool typed_in_cell(const clang::ASTContext& context, const clang::Decl* d) {
+  const clang::SourceManager& sm = context.getSourceManager();
+  const clang::SourceLocation at = sm.getFileLoc(d->getLocation());
+  return at.isValid() && sm.getBufferName(at).starts_with("input_line_");
 }
 
 // Takes d out of the lookup table of context (not out of the AST: code may still use it).
@@ -69,22 +95,58 @@ void RedefinitionHider::hide_older(clang::NamespaceDecl* wrapper) {
   }
 }
 
+bool RedefinitionHider::overloads(clang::NamedDecl* newer, clang::NamedDecl* old) const {
+  clang::FunctionDecl* new_function = as_function(newer);
+  clang::FunctionDecl* old_function = as_function(old);
+  if (new_function == nullptr || old_function == nullptr || sema_ == nullptr) return false;
+  // (for templates, IsOverload compares as C++ [temp.over.link] says: enable_if return types differ)
+  return sema_->IsOverload(new_function, old_function, /*UseMemberUsingDeclRules=*/false);
+}
+
+// A variable named as a function (or the other way round) that a cell declared outside the kernel's
+// namespaces: an error in C++, which clang cannot see across namespaces.
+void RedefinitionHider::diagnose_clash(clang::NamedDecl* newer, clang::NamedDecl* old) const {
+  if (sema_ == nullptr || context_ == nullptr || !typed_in_cell(*context_, old)) return;
+  const bool new_function = as_function(newer) != nullptr, old_function = as_function(old) != nullptr;
+  const bool variable = llvm::isa<clang::VarDecl>(newer) || llvm::isa<clang::VarDecl>(old);
+  if (new_function == old_function || !variable) return;
+  sema_->Diag(newer->getLocation(), clang::diag::err_redefinition_different_kind) << newer->getDeclName();
+  sema_->Diag(old->getLocation(), clang::diag::note_previous_definition);
+  newer->setInvalidDecl();
+}
+
 void RedefinitionHider::hide_older_named(clang::NamespaceDecl* wrapper, clang::NamedDecl* newer) {
   clang::DeclContext* outer = wrapper->getParent()->getPrimaryContext();
   std::vector<clang::NamedDecl*> older;
+  bool older_definition = false;
   for (clang::NamedDecl* old : outer->lookup(newer->getDeclName())) {
-    if (old == newer || home_of(old) == wrapper || !is_kernel_wrapper(home_of(old))) continue;
-    const auto* old_function = llvm::dyn_cast<clang::FunctionDecl>(old);
-    const auto* new_function = llvm::dyn_cast<clang::FunctionDecl>(newer);
-    if (old_function != nullptr && new_function != nullptr && context_ != nullptr &&
-        !same_parameters(*context_, old_function, new_function))
-      continue;  // an overload, not a redefinition
+    if (old == newer || primary(home_of(old)) == primary(wrapper)) continue;  // same cell: clang's own rules
+    if (!is_kernel_wrapper(home_of(old))) {
+      diagnose_clash(newer, old);
+      continue;
+    }
+    if (is_definition(old) && !is_definition(newer)) {
+      older_definition = true;  // `int f();` after `int f() {...}`: the definition stays
+      continue;
+    }
+    if (overloads(newer, old)) continue;  // an overload joins
     older.push_back(old);
   }
   for (clang::NamedDecl* old : older) {
     remove_from_lookup(const_cast<clang::DeclContext*>(home_of(old)), old);
     remove_from_lookup(outer, old);
     changes_.hidden.push_back(old);
+    // an unscoped enum's enumerators go with it (cling): `enum E { a }` then `enum E { b }` leaves no `a`
+    if (auto* e = llvm::dyn_cast<clang::EnumDecl>(old); e != nullptr && !e->isScoped())
+      for (clang::EnumConstantDecl* c : e->enumerators()) {
+        remove_from_lookup(const_cast<clang::DeclContext*>(home_of(c)), c);
+        remove_from_lookup(outer, c);
+        changes_.hidden.push_back(c);
+      }
+  }
+  if (older_definition) {
+    remove_from_lookup(const_cast<clang::DeclContext*>(home_of(newer)), newer);
+    remove_from_lookup(outer, newer);
   }
 }
 
@@ -113,6 +175,7 @@ std::unique_ptr<KernelClang> KernelClang::create(std::unique_ptr<clang::Compiler
     error = llvm::toString(std::move(err));
     return nullptr;
   }
+  hider->set_sema(&clang->getCompilerInstance()->getSema());
   return clang;
 }
 
