@@ -395,7 +395,7 @@ std::string result_of(const std::string& expression, const std::string& id) {
 // A lambda of a top-level declaration (`auto f = [&] { return v; };`) is at namespace scope, where a
 // capture-default captures nothing and clang refuses it ("non-local lambda expression cannot have a
 // capture-default"); cling accepts it, since its declarations are parsed first inside a function. So the
-// default goes (blanks in its place, the columns stay): `[&]` -> `[ ]`, `[=, n = 2]` -> `[  n = 2]`. Only
+// default goes (blanks in its place, the columns stay): `[&]` -> `[ ]`, `[=, n = 2]` -> `[   n = 2]`. Only
 // outside braces: a lambda in a function's body or a class's member initialiser keeps it.
 std::string without_capture_default(const std::string& declaration) {
   std::string out = declaration;

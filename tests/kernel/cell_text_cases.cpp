@@ -122,3 +122,39 @@ TEST_CASE("a piece whose brackets do not close is not wrapped (clang 22 crashed 
   }
   CHECK(wrap_cell("f(1);", 1).front().find("__tgx_1_1") != std::string::npos);
 }
+
+TEST_CASE("a cell's declarations share one inline namespace, as cling's DefinitionShadower", "[kernel][splitter]") {
+  // a forward declaration and its definition in one cell: one entity (not two, in two namespaces)
+  const std::string cell = "int twice(int);\nint four = twice(2);\nint twice(int x) { return 2 * x; }";
+  const std::string wrapped = wrap_cell(cell, 7).front();
+  INFO("wrapped: " << wrapped);
+  std::size_t opened = 0;
+  for (std::size_t at = wrapped.find("inline namespace __tgx_7 {"); at != std::string::npos;
+       at = wrapped.find("inline namespace __tgx_7 {", at + 1))
+    ++opened;
+  CHECK(opened == 3);
+  CHECK(wrapped.find("__tgx_7_") == std::string::npos);
+}
+
+TEST_CASE("a top-level lambda loses its capture-default, a lambda in a body keeps it", "[kernel][splitter]") {
+  CHECK(wrap_cell("auto f = [&] { return v; };", 1).front().find("auto f = [ ] { return v; };") != std::string::npos);
+  CHECK(wrap_cell("auto g = [=, n = 2] { return n; };", 1).front().find("auto g = [   n = 2]") != std::string::npos);
+  CHECK(wrap_cell("auto h = [&x] { return x; };", 1).front().find("[&x]") != std::string::npos);
+  CHECK(wrap_cell("int k() { int v = 1; auto f = [&] { return v; }; return f(); }", 1).front().find("[&]") !=
+        std::string::npos);
+}
+
+TEST_CASE("out-of-line members, operators and extern variables are classified as declarations", "[kernel][splitter]") {
+  for (const std::string cell : {"typeA::typeA() = default;", "::typeA& ::typeA::operator()(int k) { return *this; }",
+                                 "const typeA& typeA::operator[](int k) const { return *this; }",
+                                 "S& S::operator=(const S&) = delete;"}) {
+    INFO("cell: " << cell);
+    const std::vector<Chunk> chunks = split_top_level(cell);
+    REQUIRE(chunks.size() == 1);
+    CHECK(chunks[0].kind == Chunk::declaration);
+    CHECK_FALSE(chunks[0].redefinable);  // it belongs to the class of an earlier cell
+  }
+  CHECK(split_top_level("extern MyClass* my;")[0].redefinable);  // completed by its definition in a later cell
+  CHECK_FALSE(split_top_level("extern \"C\" double likeSin(double);")[0].redefinable);
+  CHECK_FALSE(split_top_level("extern template class std::vector<int>;")[0].redefinable);
+}
