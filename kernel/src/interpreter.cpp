@@ -61,12 +61,12 @@ std::vector<std::string> lines_of(const std::string& text) {
 // again (the caret lines then point a little to the right of the spot; the message is exact).
 std::string without_wrappers(std::string text) {
   static const std::regex wrappers[] = {
-      std::regex(R"(inline namespace __tgx_\d+(?:_\d+)+ \{ )"),
+      std::regex(R"(inline namespace __tgx_\d+(?:_\d+)* \{ )"),  // a cell's namespace
       std::regex(R"(void __tgx_\d+(?:_\d+)+\(\) \{ \(\()"),
       std::regex(R"(\), xcpp::detail::result_sink\{\}\); \} int __tgx_\d+(?:_\d+)+_run = \(__tgx_\d+(?:_\d+)+\(\), 0\);)"),
       std::regex(R"(void __tgx_\d+(?:_\d+)+\(\) \{ )"),
       std::regex(R"( ;\} int __tgx_\d+(?:_\d+)+_run = \(__tgx_\d+(?:_\d+)+\(\), 0\);)"),
-      std::regex(R"(__tgx_\d+(?:_\d+)+::)")};
+      std::regex(R"(__tgx_\d+(?:_\d+)*::)")};
   for (const std::regex& w : wrappers) text = std::regex_replace(text, w, "");
   return text;
 }
