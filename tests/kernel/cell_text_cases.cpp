@@ -154,6 +154,8 @@ TEST_CASE("out-of-line members, operators and extern variables are classified as
     CHECK(chunks[0].kind == Chunk::declaration);
     CHECK_FALSE(chunks[0].redefinable);  // it belongs to the class of an earlier cell
   }
+  // an operator[]'s parameters are no lambda's: a `const` definition of it is one piece with the cell's others
+  CHECK(wrap_cell("int a = 1;\nconst S& S::operator[](int k) const { return *this; }", 1).size() == 1);
   CHECK(split_top_level("extern MyClass* my;")[0].redefinable);  // completed by its definition in a later cell
   CHECK_FALSE(split_top_level("extern \"C\" double likeSin(double);")[0].redefinable);
   CHECK_FALSE(split_top_level("extern template class std::vector<int>;")[0].redefinable);
