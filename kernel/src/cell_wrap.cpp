@@ -146,7 +146,7 @@ Chunk::Kind classify(const std::vector<Token>& t) {
   return Chunk::statement;
 }
 
-// A declaration that gets its own inline namespace (see cell_wrap.hpp), or one that must stay
+// A declaration that goes into the cell's inline namespace (see cell_wrap.hpp), or one that must stay
 // where it is: namespaces, extern "C", using-directives and using-declarations,
 // static_assert, explicit (partial) specialisations and instantiations, out-of-line
 // definitions of members (`void S::f() {}`) and anything else with a qualified name.

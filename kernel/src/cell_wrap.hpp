@@ -4,11 +4,14 @@
 //     anywhere in it is safe (clang 22 mis-mangles a lambda in a top-level statement,
 //     llvm-project PR 217041) and it runs in order with the cell's declarations;
 //   - each top-level *declaration* that a learner may run again (a variable, function,
-//     struct, class, enum, alias, template) goes into an inline namespace of its own,
-//     `inline namespace __tgx_N_K { ... }`: names stay visible as if global, and a later
-//     definition of the same name gets its own mangled names; the kernel then hides the
-//     older one from lookup (redefinition.cpp); inside a `namespace N { ... }` block, its
-//     declarations are wrapped the same way (the block itself cannot be);
+//     struct, class, enum, alias, template, extern variable) goes into the cell's inline
+//     namespace, `inline namespace __tgx_N { ... }` (one per cell, reopened for each
+//     declaration, as cling's DefinitionShadower does): names stay visible as if global, the
+//     cell's declarations complete each other, and a later definition of the same name gets its
+//     own mangled names; the kernel then hides the older one from lookup (redefinition.hpp);
+//     inside a `namespace N { ... }` block, its declarations are wrapped the same way (the block
+//     itself cannot be); a top-level lambda's capture-default is dropped (it captures nothing
+//     at namespace scope, where clang refuses it and cling accepts it);
 //   - the last expression without `;` (also one ending in `}`: `S{1}`, `std::vector<int>{1, 2}`)
 //     is shown as the cell's result;
 //   - a last declaration without `;` (`int a = 5`, `std::vector<bool> Bv(5, 5)`, `class C {} c`) is
@@ -25,7 +28,7 @@ namespace tapegrad_xcpp {
 struct Chunk {
   enum Kind { declaration, statement, expression } kind = statement;
   std::size_t begin = 0, end = 0;  // [begin, end) in the body
-  bool redefinable = false;        // a declaration that goes into its own inline namespace
+  bool redefinable = false;        // a declaration that goes into the cell's inline namespace
   bool terminated = true;          // it ends with its `;` (or a body's `}`)
 };
 
