@@ -47,8 +47,12 @@ AttentionShape check_attention(const std::string& op, const Tensor& q, const Ten
   return {batch, qs[nd - 2], ks[nd - 2], qs[nd - 1], vs[nd - 1]};
 }
 
-// The factor of the scores q kᵀ: the caller's scale, or 1/√Dh. PyTorch takes any scale; a NaN or infinite
-// one would turn every output into NaN without a word, so it is refused here.
+}  // namespace
+
+namespace kernels {
+
+// PyTorch takes any scale; a NaN or infinite one would turn every output into NaN without a word, so it
+// is refused here.
 double scores_scale(const std::string& op, const Tensor& q, std::optional<double> scale, std::size_t dh) {
   if (!scale) return 1.0 / std::sqrt(static_cast<double>(dh));
   if (!std::isfinite(*scale))
@@ -56,10 +60,6 @@ double scores_scale(const std::string& op, const Tensor& q, std::optional<double
                 " (expected a finite number; leave it out for 1/√Dh)");
   return *scale;
 }
-
-}  // namespace
-
-namespace kernels {
 
 PackedHeads check_packed_heads(const std::string& op, const Tensor& qkv, std::size_t heads) {
   const std::string expected = "; expected qkv of shape (B, S, 3d) = [q | k | v] with d a positive multiple of heads";
@@ -93,7 +93,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
                                     bool is_causal, std::optional<double> scale_) {
   const AttentionShape s = check_attention("scaled_dot_product_attention", q, k, v);
-  const double scale = scores_scale("scaled_dot_product_attention", q, scale_, s.dh);
+  const double scale = kernels::scores_scale("scaled_dot_product_attention", q, scale_, s.dh);
   Shape p_shape = q.shape(), y_shape = q.shape();
   p_shape.back() = s.sk;
   y_shape.back() = s.dv;
@@ -187,7 +187,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
                                     bool is_causal, std::optional<double> scale) {
   const AttentionShape s = check_attention("composed::scaled_dot_product_attention", q, k, v);
-  const double c = scores_scale("composed::scaled_dot_product_attention", q, scale, s.dh);
+  const double c = kernels::scores_scale("composed::scaled_dot_product_attention", q, scale, s.dh);
   Tensor scores = mul(batched_matmul(q, transpose(k, -2, -1)), c);
   // The mask as 0 where query i may look and −∞ where it may not (PyTorch's masked_fill(-inf)).
   Array bias = kernels::attention_bias("composed::scaled_dot_product_attention", attn_mask, is_causal, scores.shape());

@@ -1,12 +1,13 @@
 #pragma once
-// The row-wise pieces of attention shared by scaled_dot_product_attention (attention.cpp) and the
-// packed multi-head kernel (fast/attention_fast.cpp), so that both compute the same bits
-// (internal header of src/ops).
+// The row-wise pieces of attention shared by scaled_dot_product_attention (attention.cpp), the
+// packed multi-head kernel (fast/attention_fast.cpp) and grouped_query_attention, so that all compute
+// the same bits (internal header of src/ops).
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "tapegrad/autograd/tensor.hpp"
@@ -20,6 +21,10 @@ struct PackedHeads {
 };
 // Checks qkv and heads (attention.cpp); the error names `op`, the shape and what was expected.
 PackedHeads check_packed_heads(const std::string& op, const Tensor& qkv, std::size_t heads);
+
+// The factor of the scores q kᵀ: the caller's scale, or 1/√Dh; a NaN or infinite one is an Error naming `op`
+// and q (attention.cpp).
+double scores_scale(const std::string& op, const Tensor& q, std::optional<double> scale, std::size_t dh);
 
 // How many keys query i sees: all of them, or under the causal mask keys 0..i.
 inline std::size_t visible_keys(bool causal, std::size_t i, std::size_t sk) {
