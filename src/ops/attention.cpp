@@ -103,17 +103,12 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   const Array bias = plain ? Array() : kernels::attention_bias("scaled_dot_product_attention", attn_mask, is_causal, p_shape);
   Array probs = Array::from_shape(p_shape);  // P, the one thing the backward needs besides q, k, v
   Array y = Array::from_shape(y_shape);
-  for (std::size_t b = 0; b < s.batch; ++b) {
-    double* p = probs.data() + b * s.sq * s.sk;
-    blas::gemm({q.value().data() + b * s.sq * s.dh, s.sq, s.dh}, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh},
-               true, p, 0.0);  // q kᵀ: (Sq, Dh) @ (Sk, Dh)ᵀ
-    if (plain)
-      kernels::softmax_rows(p, s.sq, s.sk, scale, is_causal);  // each row: softmax(scale · row), masked keys 0
-    else
-      kernels::masked_softmax_rows(p, s.sq, s.sk, scale, bias.data() + b * s.sq * s.sk);  // fully masked rows: 0
-    blas::gemm({p, s.sq, s.sk}, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, false,
-               y.data() + b * s.sq * s.dv, 0.0);  // P v: (Sq, Sk) @ (Sk, Dv)
-  }
+  const kernels::HeadSizes head{s.sq, s.sk, s.dh, s.dv};
+  for (std::size_t b = 0; b < s.batch; ++b)
+    kernels::attention_head_forward(q.value().data() + b * s.sq * s.dh, k.value().data() + b * s.sk * s.dh,
+                                    v.value().data() + b * s.sk * s.dv, head, scale, is_causal,
+                                    plain ? nullptr : bias.data() + b * s.sq * s.sk, probs.data() + b * s.sq * s.sk,
+                                    y.data() + b * s.sq * s.dv);
   return record("scaled_dot_product_attention", {q, k, v}, std::move(y),
                 [probs = std::move(probs), scale](const Array& dy, const TapeEntry& e) {
                   scaled_dot_product_attention_backward(dy, e.inputs[0], e.inputs[1], e.inputs[2], probs, scale);
@@ -134,19 +129,14 @@ TAPEGRAD_BACKWARD void scaled_dot_product_attention_backward(const Array& dy, co
   Array dk = need_scores ? Array::from_shape(k.shape()) : Array();
   Array dv = need_dv ? Array::from_shape(v.shape()) : Array();
   Array ds = Array::from_shape({s.sq, s.sk});  // dP, then dS, of one batch index
-  for (std::size_t b = 0; b < s.batch; ++b) {
-    const blas::Matrix p{probs.data() + b * s.sq * s.sk, s.sq, s.sk};
-    const blas::Matrix g{dy.data() + b * s.sq * s.dv, s.sq, s.dv};
-    if (need_dv) blas::gemm(p, true, g, false, dv.data() + b * s.sk * s.dv, 0.0);  // (Sq, Sk)ᵀ @ (Sq, Dv)
-    if (!need_scores) continue;
-    blas::gemm(g, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, true, ds.data(), 0.0);  // dy vᵀ
-    kernels::softmax_backward_rows(ds.data(), p.data, s.sq, s.sk, scale);  // dP -> c · dS
-    const blas::Matrix dscores{ds.data(), s.sq, s.sk};
-    blas::gemm(dscores, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh}, false, dq.data() + b * s.sq * s.dh,
-               0.0);  // (Sq, Sk) @ (Sk, Dh)
-    blas::gemm(dscores, true, {q.value().data() + b * s.sq * s.dh, s.sq, s.dh}, false, dk.data() + b * s.sk * s.dh,
-               0.0);  // (Sq, Sk)ᵀ @ (Sq, Dh)
-  }
+  const kernels::HeadSizes head{s.sq, s.sk, s.dh, s.dv};
+  for (std::size_t b = 0; b < s.batch; ++b)
+    kernels::attention_head_backward(dy.data() + b * s.sq * s.dv, q.value().data() + b * s.sq * s.dh,
+                                     k.value().data() + b * s.sk * s.dh, v.value().data() + b * s.sk * s.dv,
+                                     probs.data() + b * s.sq * s.sk, head, scale, ds.data(),
+                                     need_scores ? dq.data() + b * s.sq * s.dh : nullptr,
+                                     need_scores ? dk.data() + b * s.sk * s.dh : nullptr,
+                                     need_dv ? dv.data() + b * s.sk * s.dv : nullptr, 0.0);
   if (need_scores) {
     q.accumulate_grad(std::move(dq));
     k.accumulate_grad(std::move(dk));

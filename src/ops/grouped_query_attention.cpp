@@ -12,7 +12,6 @@
 #include <string>
 
 #include "attention_kernel.hpp"
-#include "blas.hpp"
 #include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/ops/attention.hpp"
@@ -72,18 +71,14 @@ Tensor grouped_query_attention(const Tensor& q, const Tensor& k, const Tensor& v
       plain ? Array() : kernels::attention_bias("grouped_query_attention", options.attn_mask, options.causal, p_shape);
   Array probs = Array::from_shape(p_shape);  // P, the one thing the backward needs besides q, k, v
   Array y = Array::from_shape({s.batch, s.hq, s.sq, s.dv});
+  const kernels::HeadSizes sizes{s.sq, s.sk, s.d, s.dv};
   for (std::size_t b = 0; b < s.batch; ++b)
     for (std::size_t h = 0; h < s.hq; ++h) {
       const std::size_t g = h / s.n_rep;  // the kv head this query head reads
-      double* p = head(probs, s.hq, b, h);
-      blas::gemm({head(q.value(), s.hq, b, h), s.sq, s.d}, false, {head(k.value(), s.hkv, b, g), s.sk, s.d}, true, p,
-                 0.0);  // q kᵀ: (Sq, D) @ (Sk, D)ᵀ
-      if (plain)
-        kernels::softmax_rows(p, s.sq, s.sk, scale, options.causal);
-      else
-        kernels::masked_softmax_rows(p, s.sq, s.sk, scale, head(bias, s.hq, b, h));  // fully masked rows: 0
-      blas::gemm({p, s.sq, s.sk}, false, {head(v.value(), s.hkv, b, g), s.sk, s.dv}, false, head(y, s.hq, b, h),
-                 0.0);  // P v: (Sq, Sk) @ (Sk, Dv)
+      kernels::attention_head_forward(head(q.value(), s.hq, b, h), head(k.value(), s.hkv, b, g),
+                                      head(v.value(), s.hkv, b, g), sizes, scale, options.causal,
+                                      plain ? nullptr : head(bias, s.hq, b, h), head(probs, s.hq, b, h),
+                                      head(y, s.hq, b, h));
     }
   return record("grouped_query_attention", {q, k, v}, std::move(y),
                 [probs = std::move(probs), scale](const Array& dy, const TapeEntry& e) {
@@ -104,20 +99,15 @@ TAPEGRAD_BACKWARD void grouped_query_attention_backward(const Array& dy, const T
   Array dk = need_scores ? Array(xt::zeros<double>(k.shape())) : Array();
   Array dv = need_dv ? Array(xt::zeros<double>(v.shape())) : Array();
   Array ds = Array::from_shape({s.sq, s.sk});  // dP, then c · dS, of one (b, h)
+  const kernels::HeadSizes sizes{s.sq, s.sk, s.d, s.dv};
   for (std::size_t b = 0; b < s.batch; ++b)
     for (std::size_t h = 0; h < s.hq; ++h) {
       const std::size_t g = h / s.n_rep;
-      const blas::Matrix p{head(probs, s.hq, b, h), s.sq, s.sk};
-      const blas::Matrix dy_h{head(dy, s.hq, b, h), s.sq, s.dv};
-      if (need_dv) blas::gemm(p, true, dy_h, false, head(dv, s.hkv, b, g), 1.0);  // dv_g += Pᵀ dy
-      if (!need_scores) continue;
-      blas::gemm(dy_h, false, {head(v.value(), s.hkv, b, g), s.sk, s.dv}, true, ds.data(), 0.0);  // dP = dy vᵀ
-      kernels::softmax_backward_rows(ds.data(), p.data, s.sq, s.sk, scale);  // dP -> c · dS
-      const blas::Matrix dscores{ds.data(), s.sq, s.sk};
-      blas::gemm(dscores, false, {head(k.value(), s.hkv, b, g), s.sk, s.d}, false, head(dq, s.hq, b, h),
-                 0.0);  // dq_h = c·dS k_g: (Sq, Sk) @ (Sk, D)
-      blas::gemm(dscores, true, {head(q.value(), s.hq, b, h), s.sq, s.d}, false, head(dk, s.hkv, b, g),
-                 1.0);  // dk_g += c·dSᵀ q_h: (Sq, Sk)ᵀ @ (Sq, D)
+      kernels::attention_head_backward(head(dy, s.hq, b, h), head(q.value(), s.hq, b, h), head(k.value(), s.hkv, b, g),
+                                       head(v.value(), s.hkv, b, g), head(probs, s.hq, b, h), sizes, scale, ds.data(),
+                                       need_scores ? head(dq, s.hq, b, h) : nullptr,
+                                       need_scores ? head(dk, s.hkv, b, g) : nullptr,
+                                       need_dv ? head(dv, s.hkv, b, g) : nullptr, 1.0);  // dk_g, dv_g: + this head's
     }
   if (need_scores) {
     q.accumulate_grad(std::move(dq));
