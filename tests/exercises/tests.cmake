@@ -68,6 +68,20 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
     --fill softmax_backward=${_ex_sol}/08_softmax_backward_solution.cpp
     --fill attention_backward=${CMAKE_CURRENT_LIST_DIR}/mistakes/09_attention_backward__scale_missing.cpp
     --fill adam_step=${_ex_sol}/10_adam_step_solution.cpp)
+  # Exercises 11 to 16: solved, and a planted mistake each with the report in Chinese.
+  add_exercise_notebook_test(exercise_softmax_cross_entropy.solved exercise_softmax_cross_entropy
+    --fill softmax=${_ex_sol}/11_softmax_solution.cpp --fill cross_entropy=${_ex_sol}/12_cross_entropy_solution.cpp)
+  add_exercise_notebook_test(exercise_multi_head_attention.solved exercise_multi_head_attention
+    --fill multi_head_attention=${_ex_sol}/13_multi_head_attention_solution.cpp
+    --fill multi_head_attention_backward=${_ex_sol}/14_multi_head_attention_backward_solution.cpp
+    --fill grouped_query_attention=${_ex_sol}/15_grouped_query_attention_solution.cpp)
+  add_exercise_notebook_test(exercise_multi_head_attention.mistake exercise_multi_head_attention --lang zh
+    --fill multi_head_attention=${CMAKE_CURRENT_LIST_DIR}/mistakes/13_multi_head_attention__mask_after_softmax.cpp
+    --fill multi_head_attention_backward=${_ex_sol}/14_multi_head_attention_backward_solution.cpp
+    --fill grouped_query_attention=${CMAKE_CURRENT_LIST_DIR}/mistakes/15_grouped_query_attention__kv_heads_tiled.cpp)
+  add_exercise_notebook_test(exercise_rope.solved exercise_rope --fill rope=${_ex_sol}/16_rope_solution.cpp)
+  add_exercise_notebook_test(exercise_rope.mistake exercise_rope --lang zh
+    --fill rope=${CMAKE_CURRENT_LIST_DIR}/mistakes/16_rope__other_style.cpp)
 endif()
 # The generated exercise notebooks are what the exercise files say now.
 add_test(NAME exercise.notebooks_up_to_date
