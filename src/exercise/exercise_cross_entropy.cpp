@@ -18,6 +18,7 @@ enum : std::size_t { logits, targets, ignore_index, dloss };
 
 struct CrossEntropyKnobs {
   bool subtract_max = true;
+  bool softmax_via_lse = false;   // p = exp(z − logsumexp(z)): with an overflowed logsumexp, p = 0 (not NaN)
   bool mean_over_counted = true;  // false: divided by N, the ignored rows counted
   bool grad_mean = true;          // false: the gradient without its 1/n
   bool grad_sign_flipped = false; // onehot − softmax
@@ -41,8 +42,10 @@ Outputs cross_entropy_by_loops(const Case& c, const CrossEntropyKnobs& kn) {
     for (std::size_t k = 0; k < C; ++k) sum += std::exp(z(i, k) - m);
     loss += m + std::log(sum) - z(i, static_cast<std::size_t>(t[i]));
     const double sign = kn.grad_sign_flipped ? -1.0 : 1.0, per = kn.grad_mean ? 1.0 / n : 1.0;
-    for (std::size_t k = 0; k < C; ++k)
-      dz(i, k) = sign * per * (std::exp(z(i, k) - m) / sum - (k == static_cast<std::size_t>(t[i]) ? 1.0 : 0.0));
+    for (std::size_t k = 0; k < C; ++k) {
+      const double p = kn.softmax_via_lse ? std::exp(z(i, k) - (m + std::log(sum))) : std::exp(z(i, k) - m) / sum;
+      dz(i, k) = sign * per * (p - (k == static_cast<std::size_t>(t[i]) ? 1.0 : 0.0));
+    }
   }
   return {scalar(loss / n), dz};
 }
@@ -85,12 +88,14 @@ Spec cross_entropy_spec() {
   auto wrong = [](CrossEntropyKnobs kn) { return [kn](const Case& c) { return cross_entropy_by_loops(c, kn); }; };
   CrossEntropyKnobs k;
   k.subtract_max = false;
-  add_in_any_parts(s, "max_not_subtracted", outputs, wrong(k),
-                   {"The max is not subtracted in the log-sum-exp: exp(z) overflows to inf for logits near 1000, so the "
-                    "loss is inf and softmax is inf/inf = NaN. logsumexp(z) = m + log Σ_c exp(z_c − m), m = max_c z_c; "
+  const Text max_not_subtracted{"The max is not subtracted in the log-sum-exp: exp(z) overflows to inf for logits near 1000, so the "
+                    "loss is inf and softmax is inf/inf = NaN (or exp(z − inf) = 0). logsumexp(z) = m + log Σ_c exp(z_c − m), m = max_c z_c; "
                     "and softmax(z) = exp(z − logsumexp(z)).",
-                    "log-sum-exp 里没有减去最大值：logits 接近 1000 时 exp(z) 溢出成 inf，于是损失是 inf，softmax 是 inf/inf = NaN。"
-                    "logsumexp(z) = m + log Σ_c exp(z_c − m)，m = max_c z_c；softmax(z) = exp(z − logsumexp(z))。"});
+                    "log-sum-exp 里没有减去最大值：logits 接近 1000 时 exp(z) 溢出成 inf，于是损失是 inf，softmax 是 inf/inf = NaN（或 exp(z − inf) = 0）。"
+                    "logsumexp(z) = m + log Σ_c exp(z_c − m)，m = max_c z_c；softmax(z) = exp(z − logsumexp(z))。"};
+  add_in_any_parts(s, "max_not_subtracted", outputs, wrong(k), max_not_subtracted);
+  k.softmax_via_lse = true;  // the same slip, the gradient's softmax taken as exp(z − logsumexp(z))
+  add_in_any_parts(s, "max_not_subtracted", outputs, wrong(k), max_not_subtracted);
   k = {};
   k.mean_over_counted = false;
   add_in_any_parts(s, "mean_over_all_rows", outputs, wrong(k),

@@ -179,7 +179,7 @@ std::vector<Case> mha_cases() {
       {1, 5, 8, 2, true, {5}, 1, {"causal", "因果"}},
       {2, 5, 4, 2, false, {5, 3}, 1, {"padding, lengths [5, 3]", "填充，lengths [5, 3]"}},
       {2, 4, 6, 3, true, {2, 4}, 1, {"causal and padding, lengths [2, 4]", "因果加填充，lengths [2, 4]"}},
-      {1, 4, 8, 2, true, {4}, 12, {"causal, large scores (q, k ·12)", "因果，大分数（q、k ·12）"}},
+      {1, 4, 8, 2, true, {4}, 30, {"causal, large scores (q, k ·30)", "因果，大分数（q、k ·30）"}},
   };
   for (const MhaShape& sh : shapes) {
     Case c;
