@@ -10,8 +10,8 @@
 // something is wrong, names the mistake: it runs a catalogue of known wrong implementations on
 // the same inputs and names the one that reproduces the learner's results on every failing case
 // and is right where the learner is (or two made at once, "a+b"; or, "partly", the one that
-// explains some of the failing cases). Each exercise's catalogue is in src/exercise/exercise_<name>.cpp,
-// the grading itself in src/exercise/grading.cpp.
+// explains some of the failing cases). Each exercise's catalogue is in exercises/grader/src/exercise_<name>.cpp,
+// the grading itself in exercises/grader/src/grading.cpp.
 //
 // The learner's code runs in a child process (fork), one call at a time: a crash, an endless
 // loop (a timeout), an exception or printing is reported in the Report, and the caller (the
@@ -178,7 +178,7 @@ int main_with(int argc, char** argv, const std::function<Report(const Options&)>
 }  // namespace tapegrad::exercise
 
 // Exercises 11 to 16: softmax, cross-entropy, multi-head and grouped-query attention, RoPE.
-#include "tapegrad/exercise_llm.hpp"
+#include "tapegrad_grader/exercise_llm.hpp"
 
 // ---- notebook-only: the report as an HTML table (the same guard as display.hpp) ----
 #if defined(TAPEGRAD_XEUS) || defined(TAPEGRAD_WITH_MIME_BUNDLE)

@@ -1,13 +1,13 @@
 #pragma once
 // tapegrad::exercise, exercises 11 to 16 (the LLM parts): softmax forward (safe and online), cross-entropy,
 // multi-head attention with masks and its backward, grouped-query attention, RoPE. The signatures the
-// exercises fix and their checks; included by tapegrad/exercise.hpp, so a learner's file includes that one.
+// exercises fix and their checks; included by tapegrad_grader/exercise.hpp, so a learner's file includes that one.
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"  // Options, Report, AttentionGrads (it includes this file at its end)
+#include "tapegrad_grader/exercise.hpp"  // Options, Report, AttentionGrads (it includes this file at its end)
 #include "tapegrad/ops/rotary_embedding.hpp"  // tapegrad::RopeStyle: interleaved or half_split
 
 namespace tapegrad::exercise {
