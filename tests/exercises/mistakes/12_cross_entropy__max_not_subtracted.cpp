@@ -12,13 +12,13 @@
 using tapegrad::Array;
 
 // log Σ_c exp(z_c), with the max subtracted so that exp never overflows.
-double logsumexp_row(const double* z, std::size_t C) {
+static double logsumexp_row(const double* z, std::size_t C) {
   double s = 0;
   for (std::size_t c = 0; c < C; ++c) s += std::exp(z[c]);
   return std::log(s);
 }
 
-double counted_rows(const std::vector<std::int64_t>& targets, std::int64_t ignore_index) {
+static double counted_rows(const std::vector<std::int64_t>& targets, std::int64_t ignore_index) {
   double n = 0;
   for (std::int64_t t : targets) n += t != ignore_index;
   return n;

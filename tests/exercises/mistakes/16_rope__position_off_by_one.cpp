@@ -14,8 +14,8 @@ using tapegrad::RopeStyle;
 
 // Pair i of a row: features (2i, 2i + 1) interleaved, (i, i + D/2) half_split; rotated by sign·pos·θ_i,
 // θ_i = base^(−2i/D). The backward is the same rotation by −angle (a rotation's inverse is its transpose).
-Array rotate_pairs(const Array& x, const std::vector<std::int64_t>& positions, double base, RopeStyle style,
-                   double sign) {
+static Array rotate_pairs(const Array& x, const std::vector<std::int64_t>& positions, double base, RopeStyle style,
+                          double sign) {
   const std::size_t D = x.shape().back(), S = x.shape()[x.dimension() - 2], rows = x.size() / D;
   Array y = Array::from_shape(x.shape());
   for (std::size_t r = 0; r < rows; ++r) {
