@@ -294,13 +294,13 @@ Spec multi_head_attention_backward_spec() {
   add("scale_missing", k, scale_missing);
   k = {};
   k.rowsum_term = false;
-  add("softmax_rowsum_term_missing", k,
+  add("softmax_row_sum_missing", k,
       {"The softmax's backward has no row-sum term: dS = P ⊙ dP is the derivative of exp only. Each row's "
        "probabilities share a denominator, so dS = P ⊙ (dP − rowsum(dP ⊙ P)).",
        "softmax 的反向少了行和那一项：dS = P ⊙ dP 只是 exp 的导数。每一行的概率共用分母，所以 dS = P ⊙ (dP − rowsum(dP ⊙ P))。"});
   k = {};
   k.dk_transposed = true;
-  add("dk_transposed", k,
+  add("dk_not_transposed", k,
       {"dk is computed with dS where dSᵀ belongs: key j collects the gradient of every query i that looked at it, "
        "column j of dS: dk = dSᵀ q / √Dh (dk_j = Σ_i dS_ij q_i / √Dh), not dS q.",
        "dk 用了 dS，而应该用 dSᵀ：key j 收集所有看过它的 query i 的梯度，即 dS 的第 j 列：dk = dSᵀ q / √Dh"

@@ -1,7 +1,7 @@
 // A planted mistake, written from the reference solution (tests/exercises/plant_mistakes.py puts it in the test):
 // exercise: multi_head_attention_backward
-// mistake: softmax_rowsum_term_missing (dS = P ⊙ dP)
-// The grader must fail it and diagnose diagnosis=softmax_rowsum_term_missing.
+// mistake: dk_not_transposed (dk = dS q)
+// The grader must fail it and diagnose diagnosis=dk_not_transposed.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -43,10 +43,10 @@ AttentionGrads multi_head_attention_backward(const Array& dy, const Array& q, co
           dot += dP[j] * P[j];
         }
         for (std::size_t j = 0; j < S; ++j) {
-          const double dS = P[j] * dP[j];
+          const double dS = P[j] * (dP[j] - dot);
           for (std::size_t e = 0; e < Dh; ++e) {
             g.dq(b, i, f + e) += dS * k(b, j, f + e) * scale;
-            g.dk(b, j, f + e) += dS * q(b, i, f + e) * scale;
+            g.dk(b, i, f + e) += dS * q(b, j, f + e) * scale;
           }
         }
       }
