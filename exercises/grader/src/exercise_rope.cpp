@@ -167,8 +167,7 @@ Report check_rope(RopeForward forward, RopeBackward backward, const Options& opt
   std::vector<Case> written;
   for (RopeStyle style : {RopeStyle::interleaved, RopeStyle::half_split}) {
     const RunResult probe = run_isolated(
-        [&] { return Outputs{forward(Array(xt::ones<double>({1, 4})), {1}, 10000.0, style)}; }, options.isolate,
-        options.timeout_seconds > 0 ? options.timeout_seconds : 10.0);
+        [&] { return Outputs{forward(Array(xt::ones<double>({1, 4})), {1}, 10000.0, style)}; }, options);
     if (probe.not_implemented) continue;
     for (const Case& c : spec.cases)
       if (style_of(c) == style) written.push_back(c);
