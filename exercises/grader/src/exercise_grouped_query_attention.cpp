@@ -86,12 +86,13 @@ Spec grouped_query_attention_spec() {
        [](const Case& c) {
          return Outputs{gqa_by_loops(c, [](std::size_t h, std::size_t, std::size_t Hkv) { return h % Hkv; })};
        },
-       {"Query head h reads kv head h % Hkv: that is torch's repeat (tiling, k.repeat(1, n_rep, 1, 1) or "
-        "xt::tile), which lays the kv heads out as 0, 1, 0, 1. GQA groups CONSECUTIVE query heads: head h reads kv "
-        "head h / n_rep, n_rep = H / Hkv, as repeat_interleave (0, 0, 1, 1). MQA and MHA cannot tell them apart.",
+       {"Query head h reads kv head h % Hkv: that is torch's repeat (tiling, k.repeat(1, n_rep, 1, 1) or xt::tile), "
+        "which lays the kv heads out as 0, 1, 0, 1. GQA groups consecutive query heads, so query head h reads kv "
+        "head g = h / n_rep with n_rep = H / Hkv, as repeat_interleave (0, 0, 1, 1). MQA and MHA cannot tell the "
+        "two apart.",
         "query 头 h 读了 kv 头 h % Hkv：这是 torch 的 repeat（平铺，k.repeat(1, n_rep, 1, 1) 或 xt::tile），把 kv 头排成 "
-        "0、1、0、1。GQA 把相邻的 query 头分成一组：头 h 读 kv 头 h / n_rep，n_rep = H / Hkv，即 repeat_interleave"
-        "（0、0、1、1）。MQA 和 MHA 上两者没有区别。"},
+        "0、1、0、1。GQA 把相邻的 query 头分成一组，所以 query 头 h 读 kv 头 g = h / n_rep，n_rep = H / Hkv，即 "
+        "repeat_interleave（0、0、1、1）。MQA 和 MHA 上两者没有区别。"},
        false});
   return s;
 }
