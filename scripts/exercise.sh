@@ -32,16 +32,15 @@ usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 check_call() { awk -F'\t' -v name="$1" '/^[0-9]/ && $2 == name {print $3}' "$table"; }
 functions_of() {
-  check_call "$1" | grep -oE '[a-z_0-9]+_(forward|backward|step)\b' | grep -v '^check_' | tr '\n' ' ' | sed 's/ $//'
+  check_call "$1" | grep -oE '[a-z_0-9]+_(forward|backward|step|merge|probabilities|token)\b' | grep -v '^check_' | tr '\n' ' ' | sed 's/ $//'
 }
 
 # The exercise a name or a file is: "03", "03_layer_norm_backward", "layer_norm_backward", a path.
 # In order: the NN_ prefix; a file's marker line (`// exercise: <name>`, or the skeletons' header
 # `// Exercise N:`); the name as a whole word (bounded by the ends or `_`), the earliest in the name
 # winning (blocks_residual_missing is blocks, not residual).
-exercise_by_number() {
-  local n=$((10#$1))
-  ((n >= 1 && n <= ${#names[@]})) && echo "${names[n-1]}"
+exercise_by_number() {  # by the table's number column (the numbers need not be contiguous)
+  awk -F'\t' -v n="$((10#$1))" '/^[0-9]/ && $1 == n {print $2}' "$table" | grep .
 }
 exercise_of() {
   local arg="$1" base n marker best="" best_at=100000 at rest

@@ -11,8 +11,9 @@ TABLE = os.path.join(ROOT, "exercises", "table.tsv")
 
 Exercise = namedtuple("Exercise", "number name check notebook title_en title_zh")
 
-# The learner's functions in a check call: the names ending in _forward, _backward or _step (not check_*).
-FUNCTION = re.compile(r"\b(?!check_)([a-z_0-9]+_(?:forward|backward|step))\b")
+# The learner's functions in a check call: the names ending in _forward, _backward, _step, _merge (LoRA),
+# _probabilities or _token (sampling), not check_*.
+FUNCTION = re.compile(r"\b(?!check_)([a-z_0-9]+_(?:forward|backward|step|merge|probabilities|token))\b")
 
 
 def exercises():

@@ -4,7 +4,9 @@ solution, <NN>_<exercise>__<id>.cpp, made from the reference solution in exercis
 edit a learner would make (or written out where the change is larger), and the test that checks each
 is failed AND diagnosed with its own id (test_exercise_mistakes.cpp). The build writes them all at
 build time (tests/exercises/tests.cmake); two are kept in tests/exercises/mistakes/ as examples
-(exercises/README.md and the notebook tests use them).
+(exercises/README.md and the notebook tests use them). The mistakes of exercises 17 onwards are written by
+hand, a file each in tests/exercises/mistakes/ (<NN>_<exercise>__<id>.cpp, with a `// mistake:` line): the
+planter takes them as they are.
 
   tests/exercises/plant_mistakes.py --out DIR   write every mistake into DIR/mistakes/ and the test into DIR
   tests/exercises/plant_mistakes.py --check     exit 1 if the kept examples differ from what it writes
@@ -14,6 +16,7 @@ Each edit must apply exactly (the old text is in the solution), so a changed sol
 """
 
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -300,11 +303,29 @@ def mistakes():
     return m
 
 
+def hand_written():
+    """The planted mistakes kept as files in tests/exercises/mistakes/ (not the examples written from
+    mistakes()): (exercise, id, what, text) each, read from the name <NN>_<exercise>__<id>.cpp and the
+    `// mistake: <id> (<what>)` line."""
+    found = []
+    kept_dir = os.path.join(HERE, "mistakes")
+    for name in sorted(os.listdir(kept_dir)):
+        m = re.match(r"^(\d\d)_(\w+?)__(\w+)\.cpp$", name)
+        if not m or name in KEPT or m.group(2) not in NUMBER or NUMBER[m.group(2)] != int(m.group(1)):
+            continue
+        text = open(os.path.join(kept_dir, name), encoding="utf-8").read()
+        what = re.search(r"^// mistake: \w+ \((.*)\)$", text, re.M)
+        found.append((m.group(2), m.group(3), what.group(1) if what else m.group(3), text))
+    return found
+
+
 def file_name(exercise, id_):
     return "%02d_%s__%s.cpp" % (NUMBER[exercise], exercise, id_)
 
 
 def mistake_file(exercise, id_, what, text):
+    if text.startswith("// A planted mistake"):  # written by hand: as it is
+        return text
     head = ("// A planted mistake (written by tests/exercises/plant_mistakes.py from the reference solution):\n"
             "// exercise: %s\n// mistake: %s (%s)\n// The grader must fail it and diagnose diagnosis=%s.\n" % (exercise, id_, what, id_))
     lines = text.split("\n")
@@ -355,7 +376,7 @@ def write_if_changed(path, text):
 
 def main():
     args = sys.argv[1:]
-    ms = mistakes()
+    ms = mistakes() + hand_written()
     texts = {file_name(ex, id_): mistake_file(ex, id_, what, text) for ex, id_, what, text in ms}
     if args[:1] == ["--out"] and len(args) == 2:
         out = args[1]
@@ -376,13 +397,14 @@ def main():
         return 0
     stale = [name for name in KEPT if not os.path.exists(os.path.join(kept_dir, name))
              or open(os.path.join(kept_dir, name), encoding="utf-8").read() != texts[name]]
-    extra = sorted(set(os.listdir(kept_dir)) - set(KEPT))
+    extra = sorted(set(os.listdir(kept_dir)) - set(KEPT) - {file_name(ex, id_) for ex, id_, _, _ in hand_written()})
     if stale or extra:
         print("plant_mistakes.py --check: %s%s" % (
             "out of date (run --examples): %s" % ", ".join(stale) if stale else "",
             "; not kept examples (the build writes them): %s" % ", ".join(extra) if extra else ""))
         return 1
-    print("PASS: the %d kept examples of %d planted mistakes are up to date" % (len(KEPT), len(ms)))
+    print("PASS: the %d kept examples of %d planted mistakes are up to date (%d more written by hand)" % (
+        len(KEPT), len(ms), len(hand_written())))
     return 0
 
 

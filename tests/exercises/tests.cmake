@@ -8,10 +8,12 @@ find_program(TAPEGRAD_EXERCISE_PYTHON NAMES python3)
 # kept in tests/exercises/mistakes/ as examples, which exercise.planted_up_to_date compares.
 set(TAPEGRAD_PLANTED_DIR ${CMAKE_CURRENT_BINARY_DIR}/planted)
 file(GLOB _ex_solutions CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/exercises/solutions/*.cpp)
+# and the mistakes written by hand (exercises 17 onwards), copied from tests/exercises/mistakes/
+file(GLOB _ex_kept_mistakes CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/mistakes/*.cpp)
 add_custom_command(OUTPUT ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp
   COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py --out ${TAPEGRAD_PLANTED_DIR}
   DEPENDS ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py ${CMAKE_CURRENT_LIST_DIR}/exercise_table.py
-          ${PROJECT_SOURCE_DIR}/exercises/table.tsv ${_ex_solutions}
+          ${PROJECT_SOURCE_DIR}/exercises/table.tsv ${_ex_solutions} ${_ex_kept_mistakes}
   COMMENT "Planting the exercises' mistakes (tests/exercises/plant_mistakes.py)" VERBATIM)
 target_sources(tapegrad_tests PRIVATE ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp)
 # exercise_test_common.hpp, and the LayerNorm solutions a planted blocks file includes ("solutions/...").
