@@ -148,12 +148,6 @@ Report check_softmax_backward(SoftmaxBackward backward, const Options& options =
 Report check_attention_backward(AttentionBackward backward, const Options& options = {});
 Report check_adam_step(AdamStep step, const Options& options = {});
 
-}  // namespace tapegrad::exercise
-
-#include "tapegrad/exercise_llm_parts.hpp"  // exercises 17-21
-
-namespace tapegrad::exercise {
-
 // ---- what scripts/exercise.sh and the notebooks use ----
 struct ExerciseInfo {
   std::string name;   // the file's name in exercises/ without .cpp

@@ -1,10 +1,13 @@
 #pragma once
 // The types and checks of exercises 17-21 (a language model's parts: one KV-cache decode step, the
-// SwiGLU FFN, LoRA, dropout and sampling), beside exercise.hpp's (included from there, after Options
-// and Report). Each check is in its own file, exercise_<name>.cpp beside the grader.
+// SwiGLU FFN, LoRA, dropout and sampling), beside exercise.hpp's: the header their files include (it
+// includes exercise.hpp). A header of its own so that tapegrad.hpp, which includes exercise.hpp, and
+// every file that includes it do not change with them. Each check is in src/exercise/exercise_<name>.cpp.
 
 #include <cstddef>
 #include <functional>
+
+#include "tapegrad/exercise.hpp"
 
 namespace tapegrad::exercise {
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tapegrad/exercise.hpp"
+#include "tapegrad/exercise_llm_parts.hpp"
 
 namespace tapegrad::exercise::detail {
 

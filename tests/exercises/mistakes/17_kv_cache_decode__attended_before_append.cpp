@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad/exercise_llm_parts.hpp"
 
 using tapegrad::Array;
 using tapegrad::exercise::DecodeCache;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad/exercise_llm_parts.hpp"
 
 using tapegrad::Array;
 
