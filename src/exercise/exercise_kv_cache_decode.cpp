@@ -143,13 +143,14 @@ Spec kv_cache_decode_spec() {
   };
   for (const Setup& st : std::vector<Setup>{{0, 4, 5, 3, 4, 0.5}, {3, 5, 4, 4, 2, 0.5}, {0, 1, 3, 2, 3, 0.5},
                                             {2, 6, 6, 5, 3, 1.5}}) {
+    const std::size_t n = st.S - st.prefix;
     const std::string sizes = ", d " + std::to_string(st.dm) + ", D " + std::to_string(st.D) + ", Dv " +
                               std::to_string(st.Dv) + (st.spread > 1 ? ", large scores" : "");
     const std::string sizes_zh = "，d " + std::to_string(st.dm) + "，D " + std::to_string(st.D) + "，Dv " +
                                  std::to_string(st.Dv) + (st.spread > 1 ? "，大分数" : "");
     Case c;
-    c.name = {std::to_string(st.S - st.prefix) + " steps after a prefix of " + std::to_string(st.prefix) + sizes,
-              "前缀 " + std::to_string(st.prefix) + " 之后解码 " + std::to_string(st.S - st.prefix) + " 步" + sizes_zh};
+    c.name = {std::to_string(n) + (n == 1 ? " token" : " tokens") + " after a prefix of " + std::to_string(st.prefix) + sizes,
+              "前缀 " + std::to_string(st.prefix) + " 之后解码 " + std::to_string(n) + " 个 token" + sizes_zh};
     c.in = {d.normal({st.S, st.dm}), d.normal({st.S + 2, st.dm}, 0, 0.5), d.normal({st.D, st.dm}, 0, st.spread),
             d.normal({st.D, st.dm}, 0, st.spread), d.normal({st.Dv, st.dm}, 0, 0.7), Array{double(st.prefix)}};
     c.fd = false;

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include <xtensor/xadapt.hpp>
+
 #include "grader.hpp"
 #include "tapegrad/ops/sampling.hpp"
 
