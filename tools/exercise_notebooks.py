@@ -33,6 +33,8 @@ TITLES = {  # (English, 中文)
     "exercise_ffn_and_blocks": ("The FFN and the Add & Norm, Post-Norm and Pre-Norm blocks by hand",
                                 "手撕 FFN 与 Add & Norm、Post-Norm、Pre-Norm 块"),
     "exercise_softmax_attention_adam": ("Softmax, attention and Adam by hand", "手撕 softmax、注意力和 Adam"),
+    "exercise_llm_parts": ("A language model's parts by hand: the KV cache, SwiGLU, LoRA, dropout and sampling",
+                           "手撕语言模型的部件：KV cache、SwiGLU、LoRA、dropout 和采样"),
 }
 
 
@@ -117,8 +119,9 @@ def notebook(group, lang="en"):
     at, names = LANGUAGES[lang], groups()[group]
     title = TITLES[group][at] if lang == "zh" else "%s (%s)" % TITLES[group]
     up = "../../" if lang == "zh" else "../"
-    # The files' `using` lines (tapegrad::Array, the gradients' structs), once, in the setup cell.
-    usings = []
+    # The files' `using` lines (tapegrad::Array, the gradients' structs) and grader headers beside exercise.hpp
+    # (exercises 17 onwards: exercise_llm_parts.hpp), once, in the setup cell.
+    usings, headers = [], []
     for name in names:
         with open(exercise_file(name), encoding="utf-8") as f:
             text = f.read()
@@ -126,12 +129,14 @@ def notebook(group, lang="en"):
             with open(exercise_file(earlier), encoding="utf-8") as f:
                 text = f.read() + text
         usings += [u for u in re.findall(r"^using [\w:]+;$", text, re.M) if u not in usings]
+        headers += ["#include <%s>\n" % h for h in re.findall(r'^#include "(tapegrad/exercise_\w+\.hpp)"', text, re.M)
+                    if "#include <%s>\n" % h not in headers]
     cells = [markdown(HEADING[at] + title + "\n\n" + INTRO[at]),
              markdown(SETUP[at]),
              code('#pragma cling add_include_path("%sinclude")\n#pragma cling add_library_path("%sbuild")\n'
                   '#pragma cling load("libopenblas")\n#pragma cling load("libtapegrad")' % (up, up)),
              code("#include <cmath>\n#include <iostream>\n#include <string>\n#include <vector>\n\n"
-                  "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/exercise.hpp>\n\n"
+                  "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/exercise.hpp>\n" + "".join(headers) + "\n"
                   "namespace ex = tapegrad::exercise;\n\n" + "\n".join(usings)),
              markdown(LANGUAGE[at]),
              code('std::string lang = "%s";  // en, or zh for 中文' % lang, ["parameters"])]
