@@ -64,7 +64,7 @@ const std::vector<Graded>& graded_exercises() {
 
 }  // namespace
 
-TEST_CASE("exercise: the reference solutions of exercises 17-21 pass, each check within 3 s", "[exercise]") {
+TEST_CASE("exercise: the reference solutions of exercises 17-21 pass within 3 s each", "[exercise]") {
   for (const Graded& g : graded_exercises()) {
     const auto start = std::chrono::steady_clock::now();
     const Report r = g.solution(english());
