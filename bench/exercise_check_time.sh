@@ -22,7 +22,7 @@ farm-bench -n "$runs" --timeout 1800 --vs "$work/old/scripts/exercise.sh check $
 "$root/scripts/exercise.sh" check "$file" > /dev/null  # leaves the generated main.cpp
 main=$(ls -t "$build"/exercise_checks/layer_norm_backward-*/main.cpp | head -1)
 mapfile -t link < "$build/tapegrad_link.txt"
-cc=(c++ -std=c++17 -I"$root/include" -iquote "$root/exercises")
+cc=(c++ -std=c++17 -I"$root/include" -I"$root/exercises/grader/include" -iquote "$root/exercises")
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ftrivial-auto-var-init=pattern)
 echo "== compile -O0 -g: with the sanitizers (A) vs without (B)"
 farm-bench -n "$runs" --timeout 1800 --vs "${cc[*]} -O0 -g $main -o $work/plain ${link[*]} -Wl,-rpath,$build" -- \

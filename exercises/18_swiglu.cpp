@@ -20,7 +20,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/exercise_llm_parts.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 using tapegrad::exercise::SwigluGrads;

@@ -107,7 +107,7 @@ expect "the blocks skeleton copied out of exercises/ compiles" 1 '^result: fail 
 
 # The script's own lines in Chinese.
 expect "zh: the script's messages" 2 '没有练习' '' -- "$ex" check no_such_exercise --lang zh
-printf '#include "tapegrad/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' > "$scratch/02_broken.cpp"
+printf '#include "tapegrad_grader/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' > "$scratch/02_broken.cpp"
 expect "zh: the framing of a compile error" 1 '^result: fail diagnosis=compile_error$' '你的文件无法编译' -- \
   env TAPEGRAD_LANG=zh "$ex" check "$scratch/02_broken.cpp"
 
@@ -167,7 +167,7 @@ done
 ((parallel_ok)) && echo "ok: two checks of one exercise in parallel, $rounds times"
 expect "an endless loop is stopped" 1 '^result: fail diagnosis=timeout$' 'did not finish within 1 s' -- \
   env TAPEGRAD_EXERCISE_TIMEOUT=1 "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_endless_loop.cpp"
-printf '// exercise: layer_norm_forward\n#include "tapegrad/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' \
+printf '// exercise: layer_norm_forward\n#include "tapegrad_grader/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' \
   > "$scratch/broken.cpp"
 expect "a compile error is reported" 1 '^result: fail diagnosis=compile_error$' 'does not compile' -- \
   "$ex" check "$scratch/broken.cpp"

@@ -23,10 +23,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOL = os.path.join(ROOT, "exercises", "solutions")
 
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 from exercise_table import exercises, qualified  # noqa: E402  (exercises/table.tsv)
 
-CHECKS = {e.name: e.check for e in exercises()}  # the grader's call with the learner's functions
+EXERCISES = {e.name: e for e in exercises()}  # the table's rows: the learner's functions and the grader's call
 NUMBER = {e.name: e.number for e in exercises()}
 
 
@@ -56,7 +56,7 @@ BN_VAR = ("for (std::size_t r = 0; r < M; ++r) var += (x.data()[r * C + c] - mea
 LN_FORWARD_OVER_ROWS = '''#include <cmath>
 #include <string>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 
@@ -80,7 +80,7 @@ SOFTMAX_OVER_COLUMNS = '''#include <cmath>
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 
@@ -100,7 +100,7 @@ RMS_AS_LAYER_NORM = '''#include <cmath>
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 using tapegrad::exercise::NormGrads;
@@ -149,7 +149,7 @@ def bn_over_rows():
     """BatchNorm with LayerNorm's axis: the learner's LayerNorm renamed."""
     fwd = rename(solution("layer_norm_forward"), "layer_norm_forward", "batch_norm_forward")
     bwd = rename(solution("layer_norm_backward"), "layer_norm_backward", "batch_norm_backward")
-    return fwd + "\n" + bwd.split('#include "tapegrad/exercise.hpp"\n', 1)[1]
+    return fwd + "\n" + bwd.split('#include "tapegrad_grader/exercise.hpp"\n', 1)[1]
 
 
 def ln_backward_over_columns():
@@ -346,11 +346,11 @@ def test_file(ms):
     out += ["", "namespace {", "", "using namespace tapegrad::exercise;", "",
             "const std::vector<Planted>& planted() {", "  static const std::vector<Planted> p = {"]
     for ex, id_, _, _ in ms:
-        out.append('      {"%s", "%s", [](const Options& o) { return %s; }},' % (ex, id_, qualified(CHECKS[ex], ns(ex, id_))))
+        out.append('      {"%s", "%s", [](const Options& o) { return %s; }},' % (ex, id_, qualified(EXERCISES[ex], ns(ex, id_))))
     out += ["  };", "  return p;", "}", "", "}  // namespace", "",
             'TEST_CASE("exercise: every catalogued mistake has a planted wrong solution", "[exercise]") {',
             "  check_catalogue_covered(planted());", "}", ""]
-    for ex in CHECKS:
+    for ex in EXERCISES:
         out += ['TEST_CASE("exercise: planted mistakes of %s are failed and diagnosed", "[exercise]") {' % ex,
                 '  check_planted("%s", planted());' % ex, "}", ""]
     return "\n".join(out)

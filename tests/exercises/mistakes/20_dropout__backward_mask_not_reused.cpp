@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/exercise_llm_parts.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 

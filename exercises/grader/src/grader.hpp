@@ -1,5 +1,5 @@
 #pragma once
-// The grader's machinery (internal to src/exercise): an exercise is a Spec, its cases, the library's
+// The grader's machinery (internal to exercises/grader/src): an exercise is a Spec, its cases, the library's
 // reference, the learner's functions wrapped as Parts, and the catalogue of known mistakes.
 // grade() runs it all and writes the Report. The exercises themselves are in exercise_*.cpp.
 
@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
-#include "tapegrad/exercise_llm_parts.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 namespace tapegrad::exercise::detail {
 

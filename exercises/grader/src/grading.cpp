@@ -12,19 +12,13 @@
 #include "grader.hpp"
 #include "grader_texts.hpp"
 #include "tapegrad/autograd/random.hpp"
+#include "tapegrad/debug/report_language.hpp"
 
 namespace tapegrad::exercise {
 
 NotImplemented::NotImplemented(const std::string& function) : Error("not implemented yet: " + function) {}
 
-std::string language(const std::string& lang) {
-  std::string l = lang;
-  if (l.empty()) {
-    const char* env = std::getenv("TAPEGRAD_LANG");
-    l = env ? env : "";
-  }
-  return l.rfind("zh", 0) == 0 ? "zh" : "en";
-}
+std::string language(const std::string& lang) { return report_language(lang); }
 
 namespace detail {
 

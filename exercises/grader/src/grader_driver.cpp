@@ -8,7 +8,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 namespace tapegrad::exercise {
 

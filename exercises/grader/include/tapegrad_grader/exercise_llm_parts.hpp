@@ -1,13 +1,12 @@
 #pragma once
 // The types and checks of exercises 17-21 (a language model's parts: one KV-cache decode step, the
-// SwiGLU FFN, LoRA, dropout and sampling), beside exercise.hpp's: the header their files include (it
-// includes exercise.hpp). A header of its own so that tapegrad.hpp, which includes exercise.hpp, and
-// every file that includes it do not change with them. Each check is in src/exercise/exercise_<name>.cpp.
+// SwiGLU FFN, LoRA, dropout and sampling), beside exercise.hpp's, which includes this header at its end
+// (a learner's file includes exercise.hpp alone). Each check is in exercises/grader/src/exercise_<name>.cpp.
 
 #include <cstddef>
 #include <functional>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 namespace tapegrad::exercise {
 

@@ -10,8 +10,8 @@
 // something is wrong, names the mistake: it runs a catalogue of known wrong implementations on
 // the same inputs and names the one that reproduces the learner's results on every failing case
 // and is right where the learner is (or two made at once, "a+b"; or, "partly", the one that
-// explains some of the failing cases). Each exercise's catalogue is in src/exercise/exercise_<name>.cpp,
-// the grading itself in src/exercise/grading.cpp.
+// explains some of the failing cases). Each exercise's catalogue is in exercises/grader/src/exercise_<name>.cpp,
+// the grading itself in exercises/grader/src/grading.cpp.
 //
 // The learner's code runs in a child process (fork), one call at a time: a crash, an endless
 // loop (a timeout), an exception or printing is reported in the Report, and the caller (the
@@ -147,6 +147,8 @@ Report check_pre_norm(BlockForward forward, BlockBackward backward, const Option
 Report check_softmax_backward(SoftmaxBackward backward, const Options& options = {});
 Report check_attention_backward(AttentionBackward backward, const Options& options = {});
 Report check_adam_step(AdamStep step, const Options& options = {});
+// Exercises 17-21 (the KV cache, SwiGLU, LoRA, dropout, sampling): their types and checks are in
+// exercise_llm_parts.hpp, included at the end of this header.
 
 // ---- what scripts/exercise.sh and the notebooks use ----
 struct ExerciseInfo {
@@ -192,3 +194,5 @@ inline nlohmann::json mime_bundle_repr(const Report& report) {
 
 }  // namespace tapegrad::exercise
 #endif
+
+#include "tapegrad_grader/exercise_llm_parts.hpp"  // exercises 17-21
