@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The "write it yourself" (手撕) exercises: check your own forward and backward passes.
 #
-#   scripts/exercise.sh list [--lang zh]                       each exercise and whether it passes
+#   scripts/exercise.sh list [--lang zh]                       the exercises: each one's file and title
 #   scripts/exercise.sh check <name|file.cpp> [--lang zh]      one exercise: the report, exit 0 (pass) or 1
-#             [--no-sanitize] [--json | --format gradescope]
+#             [--no-sanitize] [--json | --format gradescope] [--hint 1|2|3]
 #   scripts/exercise.sh check <name|file.cpp> --gdb            gdb, stopped in your function on the first failing case
 #
 # <name> is an exercise of exercises/ (layer_norm_backward, 03, 03_layer_norm_backward); a file is any
@@ -18,6 +18,8 @@
 # error (at your line), an endless loop (TAPEGRAD_EXERCISE_TIMEOUT seconds, default 10) or an exception
 # is reported, never fatal. The report's last line is `result: pass` or `result: fail diagnosis=<id>`.
 # --lang zh (or TAPEGRAD_LANG=zh): in Chinese. --json, --format gradescope: the report as data.
+# --hint 1|2|3: the hint in levels (default: the whole hint, as always): 1 names what is wrong, 2 adds the
+# formula, 3 adds the line of your file where the first wrong output is computed.
 set -uo pipefail
 lang="${TAPEGRAD_LANG:-en}"; [[ "$lang" == zh* ]] && lang=zh || lang=en
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -165,7 +167,7 @@ EOF
 
 check() {
   local arg="$1"; shift
-  local lang_args=() format_args=() gdb=0 sanitize=1
+  local lang_args=() format_args=() hint_args=() gdb=0 sanitize=1
   while (($#)); do
     case "$1" in
       --lang) lang_args=(--lang "$2"); [[ "$2" == zh* ]] && lang=zh || lang=en; shift 2 ;;
@@ -173,6 +175,7 @@ check() {
       --no-sanitize) sanitize=0; shift ;;
       --json) format_args=(--format json); shift ;;
       --format) format_args=(--format "$2"); shift 2 ;;
+      --hint) hint_args=(--hint "$2"); shift 2 ;;
       *) usage ;;
     esac
   done
@@ -233,7 +236,7 @@ check() {
     # The printers ride in libtapegrad.so (.debug_gdb_scripts): gdb runs them only from a safe path.
     exec gdb -q -iex "add-auto-load-safe-path $root" -iex "add-auto-load-safe-path $build" "${breaks[@]}" -ex run ${batch[@]+"${batch[@]}"} --args "$prog" --case "$case_index" --in-process "${lang_args[@]}"
   fi
-  OPENBLAS_NUM_THREADS=1 timeout 900 "$prog" "${lang_args[@]}" "${format_args[@]}" \
+  OPENBLAS_NUM_THREADS=1 timeout 900 "$prog" "${lang_args[@]}" "${format_args[@]}" "${hint_args[@]}" \
     --warnings "$dir/warnings.log" --source "$file"
   rc=$?
   if ((rc > 1)); then  # the program itself died: a bug in the grader, or in code that runs before main
@@ -244,27 +247,19 @@ check() {
   exit "$rc"
 }
 
+# The exercises as exercises/table.tsv lists them: the file and the title. Nothing is compiled (checking
+# each one is `check`'s job, a file at a time).
 list() {
-  local lang="" f exercise out title files=() results=() titles=()
+  local lang="" number name functions parts notebook en zh files=() titles=()
   [[ "${1:-}" == --lang ]] && lang="$2"
   [[ -z "$lang" ]] && lang="${TAPEGRAD_LANG:-en}"
-  for f in "$root"/exercises/[0-9][0-9]_*.cpp; do
-    exercise=$(exercise_of "$f")
-    if [[ "$lang" == zh* ]]; then
-      title=$(sed -n 's#^// 练习 *\(.*\)#\1#p' "$f" | head -1)
-    else
-      title=$(sed -n 's#^// Exercise *\(.*\)#\1#p' "$f" | head -1)
-    fi
-    out=$("$0" check "$f" 2>&1 | tail -1)
-    files+=("exercises/$(basename "$f")") results+=("${out#result: }") titles+=("$title")
-  done
-  # Columns as wide as their widest entry (a fixed width let the longer file names push the rest right).
-  local i wf=0 wr=0
-  for i in "${!files[@]}"; do
-    ((${#files[i]} > wf)) && wf=${#files[i]}
-    ((${#results[i]} > wr)) && wr=${#results[i]}
-  done
-  for i in "${!files[@]}"; do printf '  %-*s  %-*s  %s\n' "$wf" "${files[i]}" "$wr" "${results[i]}" "${titles[i]}"; done
+  while IFS=$'\t' read -r number name functions parts notebook en zh; do
+    files+=("exercises/$(printf '%02d' "$number")_$name.cpp")
+    if [[ "$lang" == zh* ]]; then titles+=("$number. $zh"); else titles+=("$number. $en"); fi
+  done < <(grep '^[0-9]' "$table")
+  local i wf=0
+  for i in "${!files[@]}"; do ((${#files[i]} > wf)) && wf=${#files[i]}; done
+  for i in "${!files[@]}"; do printf '  %-*s  %s\n' "$wf" "${files[i]}" "${titles[i]}"; done
 }
 
 case "${1:-}" in

@@ -270,6 +270,11 @@ def mistakes():
                   "const Array h = layer_norm_forward(x, gamma, beta, eps);\n  return h + sublayer(h, w, b);"),
              ("layer_norm_backward(dh, x, gamma, eps);", "layer_norm_backward(dy + dh, x, gamma, eps);"),
              ("g.dx = dy + n.dx;", "g.dx = n.dx;")))
+    add("blocks", "residual_after_norm", "Post-Norm with the residual after the norm: x + LN(F(x))",
+        edit(bl, ("return layer_norm_forward(x + sublayer(x, w, b), gamma, beta, eps);",
+                  "return x + layer_norm_forward(sublayer(x, w, b), gamma, beta, eps);"),
+             ("layer_norm_backward(dy, x + sublayer(x, w, b), gamma, eps);", "layer_norm_backward(dy, sublayer(x, w, b), gamma, eps);"),
+             ("g.dx = n.dx + sublayer_backward(n.dx, x, w, g);", "g.dx = dy + sublayer_backward(n.dx, x, w, g);")))
     add("blocks", "residual_missing", "Post-Norm without the residual: LN(F(x))",
         edit(bl, ("return layer_norm_forward(x + sublayer(x, w, b), gamma, beta, eps);",
                   "return layer_norm_forward(sublayer(x, w, b), gamma, beta, eps);"),
@@ -289,6 +294,12 @@ def mistakes():
                   "g.dq(i, d) += dS * k(j, d);\n        g.dk(j, d) += dS * q(i, d);")))
     add("attention_backward", "softmax_jacobian_diagonal_only", "dS = P(1 − P) dP",
         edit(at, ("const double dS = P(i, j) * (dP[j] - dot);", "const double dS = P(i, j) * (1 - P(i, j)) * dP[j];")))
+    add("attention_backward", "softmax_row_sum_missing", "dS = P ⊙ dP, the row-sum term left out",
+        edit(at, ("const double dS = P(i, j) * (dP[j] - dot);", "const double dS = P(i, j) * dP[j];")))
+    add("attention_backward", "dk_not_transposed", "dk = dS q",
+        edit(at, ("g.dk(j, d) += dS * q(i, d) * scale;", "g.dk(i, d) += dS * q(j, d) * scale;")))
+    add("attention_backward", "max_not_subtracted", "P = exp(s) / Σ exp(s), no max subtracted",
+        edit(at, ("std::exp(P(i, j) - max);  // subtract the max: no overflow", "std::exp(P(i, j));")))
     add("attention_backward", "probs_not_transposed", "dv = P dy",
         edit(at, ("g.dv(j, e) += P(i, j) * dy(i, e);", "g.dv(j, e) += P(j, i) * dy(i, e);")))
     # 10. Adam

@@ -7,13 +7,13 @@
 
 namespace tapegrad {
 
+// The rule alone, no environment: "zh" for zh*, else "en".
+inline std::string language_code(const std::string& lang) { return lang.rfind("zh", 0) == 0 ? "zh" : "en"; }
+
 inline std::string report_language(const std::string& given = "") {
-  std::string l = given;
-  if (l.empty()) {
-    const char* env = std::getenv("TAPEGRAD_LANG");
-    l = env ? env : "";
-  }
-  return l.rfind("zh", 0) == 0 ? "zh" : "en";
+  if (!given.empty()) return language_code(given);
+  const char* env = std::getenv("TAPEGRAD_LANG");
+  return language_code(env ? env : "");
 }
 
 }  // namespace tapegrad
