@@ -46,21 +46,21 @@ Outputs dropout_elementwise(const Case& c, const DropoutKnobs& k) {
   return {y, dx};
 }
 
-const Text kScaleMissing{"The kept entries are not scaled by 1/(1 − p): y = x ⊙ mask has E[y] = (1 − p) x, so the "
-                         "next layer sees smaller activations in training than in eval. Inverted dropout scales in "
-                         "training, y = x ⊙ mask / (1 − p), and the backward by the same factor.",
-                         "保留的元素没有乘 1/(1 − p)：y = x ⊙ mask 的期望是 E[y] = (1 − p) x，下一层在训练时看到的激活比评估时小。"
-                         "反向缩放的 dropout 在训练时缩放：y = x ⊙ mask / (1 − p)，反向也乘同一个系数。"};
+const Text kScaleMissing{"The kept entries are not scaled by 1/(1 − p): without it the mean of y is (1 − p) x, and the "
+    "next layer sees smaller activations in training than in eval. Inverted dropout scales in "
+    "training, and the backward by the same factor: y = x ⊙ mask / (1 − p), dx = dy ⊙ mask / (1 − "
+    "p).",
+    "保留的元素没有乘 1/(1 − p)：没有它 y 的均值是 (1 − p) x，下一层在训练时看到的激活比评估时小。反向缩放的 dropout 在训练时缩放，反向也乘同一个系数：y = x "
+    "⊙ mask / (1 − p)，dx = dy ⊙ mask / (1 − p)。"};
 const Text kByP{"The kept entries were scaled with p (by p, or by 1/p) instead of 1/(1 − p): p is the probability "
                 "of dropping an entry and 1 − p of keeping it, and E[y] = x needs the division by the probability of "
                 "keeping: y = x ⊙ mask / (1 − p).",
                 "保留的元素用 p 缩放了（乘 p 或除以 p），而应该是 1/(1 − p)：p 是丢弃的概率，1 − p 才是保留的概率，"
                 "要使 E[y] = x 就得除以保留的概率：y = x ⊙ mask / (1 − p)。"};
-const Text kBackwardMask{"The backward did not reuse the forward's mask: the dropped entries passed a gradient. With "
-                         "the mask fixed, y = x ⊙ mask / (1 − p) is linear in x, so dx = dy ⊙ mask / (1 − p): the "
-                         "same entries are zero, the same factor scales the others.",
-                         "反向没有复用前向的掩码：被丢弃的元素也传了梯度。掩码固定时 y = x ⊙ mask / (1 − p) 对 x 是线性的，"
-                         "所以 dx = dy ⊙ mask / (1 − p)：同样的位置为 0，其余乘同一个系数。"};
+const Text kBackwardMask{"The backward did not reuse the forward's mask: the dropped entries passed a gradient. With the "
+    "mask fixed the forward is linear in x, so the same entries are zero and the same factor scales "
+    "the others: dx = dy ⊙ mask / (1 − p).",
+    "反向没有复用前向的掩码：被丢弃的元素也传了梯度。掩码固定时前向对 x 是线性的，所以同样的位置为 0，其余乘同一个系数：dx = dy ⊙ mask / (1 − p)。"};
 const Text kEvalDrops{"In eval mode (training = false) dropout is the identity: y = x and dx = dy, whatever the mask. "
                       "You dropped (and scaled) there too; with inverted dropout nothing is rescaled at eval time.",
                       "评估模式（training = false）下 dropout 是恒等映射：y = x，dx = dy，与掩码无关。你在评估时也丢弃（并缩放）了；"

@@ -110,25 +110,25 @@ Outputs decode_by_loops(const Case& c, const DecodeKnobs& kn) {
   });
 }
 
-const Text kPositionOffByOne{
-    "The new token's position is off by one: it used pos[t + 1] (the length after the increment, or a position "
-    "counted from 1). The token decoded at cache.length = t is at position t: read pos[t] before the length "
-    "moves on; else its q, k and v are not the full forward's row t.",
-    "新 token 的位置差了一：用了 pos[t + 1]（自增之后的长度，或从 1 开始数的位置）。在 cache.length = t 时解码的 "
-    "token 位于位置 t：在长度加一之前读 pos[t]；否则它的 q、k、v 就不是完整前向的第 t 行。"};
-const Text kAttendedBeforeAppend{
-    "The new token's own key and value are missing from the attention: you attended over the cache before "
-    "writing k and v into it (rows 0..t−1; at an empty cache, over nothing). In the full causal forward row t "
-    "attends to keys 0..t, itself included: write k and v into row t first, then attend over rows 0..t.",
-    "注意力里少了新 token 自己的 key 和 value：你在把 k、v 写进 cache 之前就做了注意力（第 0..t−1 行；cache 为空时"
-    "什么也没有）。在完整的因果前向中第 t 行关注第 0..t 个 key，包括它自己：先把 k、v 写进第 t 行，再对第 0..t 行做注意力。"};
-const Text kCausalInDecode{
-    "A causal mask was applied in the decode step as if the one query were row 0 of the sequence: it saw only "
-    "position 0 (y = the first token's v). In decoding the query is the last position t and every cached key "
-    "(0..t) is at or before it: no mask. (A mask aligned at the bottom right, key j visible when j ≤ i + Sk − Sq, "
-    "masks nothing here.)",
-    "解码这一步加了因果掩码，好像这一个 query 是序列的第 0 行：它只看到位置 0（y = 第一个 token 的 v）。解码时 query "
-    "是最后一个位置 t，缓存里的每个 key（0..t）都在它之前或就是它：不需要掩码。（右下对齐的掩码，j ≤ i + Sk − Sq "
+const Text kPositionOffByOne{"The new token's position is off by one: it used pos[t + 1] (the length after the increment, or "
+    "a position counted from 1). The token decoded at cache.length = t is at position t, and its q, "
+    "k and v are the full forward's row t only with that position: h = x + pos[t], read before the "
+    "length moves on.",
+    "新 token 的位置差了一：用了 pos[t + 1]（自增之后的长度，或从 1 开始数的位置）。在 cache.length = t 时解码的 token 位于位置 "
+    "t，只有用这个位置它的 q、k、v 才是完整前向的第 t 行：h = x + pos[t]，在长度加一之前读取。"};
+const Text kAttendedBeforeAppend{"The new token's own key and value are missing from the attention: you attended over the cache "
+    "before writing k and v into it (rows 0..t−1; at an empty cache, over nothing). In the full "
+    "causal forward row t attends to keys 0..t, itself included, so write k and v into row t first, "
+    "then attend over rows 0..t: y = softmax(q K[0..t]ᵀ/√D) V[0..t].",
+    "注意力里少了新 token 自己的 key 和 value：你在把 k、v 写进 cache 之前就做了注意力（第 0..t−1 行；cache 为空时什么也没有）。在完整的因果前向中第 t "
+    "行关注第 0..t 个 key，包括它自己，所以先把 k、v 写进第 t 行，再对第 0..t 行做注意力：y = softmax(q K[0..t]ᵀ/√D) V[0..t]。"};
+const Text kCausalInDecode{"A causal mask was applied in the decode step as if the one query were row 0 of the sequence, so "
+    "it saw only position 0 (the first token's v). In decoding the query is the last position t and "
+    "every cached key (0..t) is at or before it, so there is no mask: y = softmax(q K[0..t]ᵀ/√D) "
+    "V[0..t]. (A mask aligned at the bottom right, key j visible when j ≤ i + Sk − Sq, masks nothing "
+    "here.)",
+    "解码这一步加了因果掩码，好像这一个 query 是序列的第 0 行，所以它只看到位置 0（第一个 token 的 v）。解码时 query 是最后一个位置 t，缓存里的每个 "
+    "key（0..t）都在它之前或就是它，所以不加掩码：y = softmax(q K[0..t]ᵀ/√D) V[0..t]。（右下对齐的掩码，j ≤ i + Sk − Sq "
     "时可见，在这里什么也不遮。）"};
 
 }  // namespace

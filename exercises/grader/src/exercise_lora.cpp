@@ -64,15 +64,16 @@ Outputs lora_by_rows(const Case& c, const LoraKnobs& k) {
 }
 
 const Text kScale{"The scale alpha/r is missing: the low-rank update counts alpha/r times too little or too much. "
-                  "LoRA scales it, y = x Wᵀ + (alpha/r)(x Aᵀ)Bᵀ, so that a change of r does not change how much the "
-                  "update weighs; the same factor is in dx, dA, dB and in the merge W + (alpha/r) B A.",
-                  "缺了缩放 alpha/r：低秩更新的分量大了或小了 alpha/r 倍。LoRA 会缩放它：y = x Wᵀ + (alpha/r)(x Aᵀ)Bᵀ，"
-                  "这样改变 r 不会改变更新的分量；dx、dA、dB 和合并 W + (alpha/r) B A 里都有同一个系数。"};
-const Text kFrozen{"W got a gradient (dW = Σ dyᵀ x), but W is frozen: LoRA trains A and B only (the base layer has "
-                   "requires_grad false, as in PEFT); that is its point, r·(in + out) trainable numbers instead of "
-                   "in·out. Leave dw empty.",
-                   "W 得到了梯度（dW = Σ dyᵀ x），但 W 是冻结的：LoRA 只训练 A 和 B（基础层 requires_grad 为 false，"
-                   "同 PEFT）；这正是它的意义：可训练的参数是 r·(in + out) 个，而不是 in·out 个。dw 保持为空。"};
+    "LoRA scales it so that a change of r does not change how much the update weighs, in the "
+    "forward, in dx, dA and dB, and in the merge alike: y = x Wᵀ + (alpha/r)(x Aᵀ)Bᵀ, W' = W + "
+    "(alpha/r) B A.",
+    "缺了缩放 alpha/r：低秩更新的分量大了或小了 alpha/r 倍。LoRA 缩放它，使改变 r 不改变更新的分量；前向、dx、dA、dB 和合并里都有同一个系数：y = x Wᵀ + "
+    "(alpha/r)(x Aᵀ)Bᵀ，W' = W + (alpha/r) B A。"};
+const Text kFrozen{"W got a gradient, but W is frozen: LoRA trains A and B only (the base layer has requires_grad "
+    "false, as in PEFT), r·(in + out) numbers instead of in·out. Leave dw empty: the gradients are "
+    "dA = (alpha/r) Σ (dy B)ᵀ x and dB = (alpha/r) Σ dyᵀ (x Aᵀ).",
+    "W 得到了梯度，但 W 是冻结的：LoRA 只训练 A 和 B（基础层 requires_grad 为 false，同 PEFT），可训练的参数是 r·(in + out) 个，而不是 "
+    "in·out 个。dw 保持为空：梯度是 dA = (alpha/r) Σ (dy B)ᵀ x 和 dB = (alpha/r) Σ dyᵀ (x Aᵀ)。"};
 const Text kOrder{"The merge used Aᵀ Bᵀ (in, out), the update transposed: y = x Aᵀ Bᵀ = x (B A)ᵀ, so W (out, in) "
                   "changes by ΔW = B A: W' = W + (alpha/r) B A. (With in ≠ out, Aᵀ Bᵀ cannot even be added to W.)",
                   "合并时用了 Aᵀ Bᵀ (in, out)，即更新的转置：y = x Aᵀ Bᵀ = x (B A)ᵀ，所以 W (out, in) 的变化是 "

@@ -139,25 +139,28 @@ Outputs sampling_by_loops(const Case& c, const SamplingKnobs& k) {
 }
 
 const Text kCrossing{"top-p dropped the token that crosses top_p: you kept only the tokens whose running sum stays "
-                     "within top_p. Hugging Face (and this exercise) keeps the smallest set whose probability reaches "
-                     "top_p, the crossing token included: drop a token only when the more likely ones before it "
-                     "already sum to top_p (so the most likely token is always kept).",
-                     "top-p 丢掉了越过 top_p 的那个 token：你只保留了累计和不超过 top_p 的 token。Hugging Face（以及本题）"
-                     "保留总概率达到 top_p 的最小集合，越过 top_p 的 token 也包括在内：只有当比它更可能的 token 之和已经"
-                     "达到 top_p 时才丢掉它（所以最可能的 token 总会保留）。"};
+    "within top_p. Hugging Face (and this exercise) keeps the smallest set whose probability reaches "
+    "top_p, the crossing token included, so the most likely token is always kept: keep token i when "
+    "before_i < top_p, with before_i = the sum of the probabilities of the tokens more likely than "
+    "i.",
+    "top-p 丢掉了越过 top_p 的那个 token：你只保留了累计和不超过 top_p 的 token。Hugging Face（以及本题）保留总概率达到 top_p 的最小集合，越过 "
+    "top_p 的 token 也包括在内，所以最可能的 token 总会保留：当 before_i < top_p 时保留 token i，before_i = 比 i 更可能的 token "
+    "的概率之和。"};
 const Text kTemperature{"The temperature was applied after the softmax: p / T, renormalised, is p again, so T had no "
                         "effect. T divides the logits: p = softmax(z / T); T < 1 sharpens the distribution, T > 1 "
                         "flattens it.",
                         "温度用在了 softmax 之后：p / T 再归一化还是 p，所以 T 没有起作用。T 应该除 logits："
                         "p = softmax(z / T)；T < 1 让分布更尖锐，T > 1 让它更平。"};
-const Text kTopK{"top-k kept k + 1 tokens: the threshold is the k-th largest probability (index k − 1 of the "
-                 "sorted ones, counting from 0), not the (k + 1)-th.",
-                 "top-k 保留了 k + 1 个 token：阈值是第 k 大的概率（排序后从 0 数的下标 k − 1），不是第 k + 1 大的。"};
-const Text kRenormalise{"What top-k and top-p kept was not renormalised: the probabilities sum to less than 1 (and "
-                        "top-p then summed the wrong numbers). Divide by the kept total after each filter, as a "
-                        "softmax over the filtered logits does in Hugging Face.",
-                        "top-k 和 top-p 保留下来的概率没有重新归一化：它们的和小于 1（top-p 累加的数也就不对了）。每次过滤后"
-                        "除以保留部分的总和，就像 Hugging Face 对过滤后的 logits 做 softmax 那样。"};
+const Text kTopK{"top-k kept k + 1 tokens: the threshold is the k-th largest probability, not the (k + 1)-th. "
+    "Counting from 0 in the probabilities sorted from the largest: threshold = sorted[k − 1], keep "
+    "p_i ≥ threshold.",
+    "top-k 保留了 k + 1 个 token：阈值是第 k 大的概率，不是第 k + 1 大的。在从大到小排序的概率里从 0 数：阈值 = sorted[k − 1]，保留 p_i ≥ "
+    "阈值的。"};
+const Text kRenormalise{"What top-k and top-p kept was not renormalised: the probabilities sum to less than 1, and top-p "
+    "then summed the wrong numbers. Divide by the kept total after each filter, as a softmax over "
+    "the filtered logits does in Hugging Face: p_i = p_i / Σ_kept p_j.",
+    "top-k 和 top-p 保留下来的概率没有重新归一化：它们的和小于 1，top-p 累加的数也就不对了。每次过滤后除以保留部分的总和，就像 Hugging Face 对过滤后的 "
+    "logits 做 softmax 那样：p_i = p_i / Σ_保留 p_j。"};
 
 }  // namespace
 

@@ -47,14 +47,14 @@ Outputs swiglu_by_rows(const Case& c, const SwigluKnobs& k) {
           gemm(dy, a, true)};
 }
 
-const Text kSigmoid{"The gate used σ(g) instead of silu(g) = g·σ(g): that is GLU's sigmoid gate, not SwiGLU's. "
-                    "Multiply by g: a = g σ(g) ⊙ u, and in the backward silu'(g) = σ(g) + g σ(g)(1 − σ(g)).",
-                    "门控用了 σ(g)，而不是 silu(g) = g·σ(g)：那是 GLU 的 sigmoid 门，不是 SwiGLU 的。乘上 g："
-                    "a = g σ(g) ⊙ u，反向里 silu'(g) = σ(g) + g σ(g)(1 − σ(g))。"};
-const Text kSiluGrad{"silu'(g) was taken as σ(g) alone. silu(g) = g·σ(g), so by the product rule "
-                     "silu'(g) = σ(g) + g·σ(g)(1 − σ(g)) (σ' = σ(1 − σ)): dg = da ⊙ u ⊙ silu'(g).",
-                     "silu'(g) 只取了 σ(g)。silu(g) = g·σ(g)，按乘积法则 silu'(g) = σ(g) + g·σ(g)(1 − σ(g))"
-                     "（σ' = σ(1 − σ)）：dg = da ⊙ u ⊙ silu'(g)。"};
+const Text kSigmoid{"The gate used σ(g), GLU's sigmoid gate, instead of SwiGLU's silu. Multiply by g: a = silu(g) ⊙ "
+    "u with silu(g) = g σ(g), and in the backward silu'(g) = σ(g) + g σ(g)(1 − σ(g)).",
+    "门控用了 σ(g)，那是 GLU 的 sigmoid 门，而不是 SwiGLU 的 silu。乘上 g：a = silu(g) ⊙ u，其中 silu(g) = g σ(g)，反向里 "
+    "silu'(g) = σ(g) + g σ(g)(1 − σ(g))。"};
+const Text kSiluGrad{"silu'(g) was taken as σ(g) alone. silu(g) is g·σ(g) and σ' is σ(1 − σ), so by the product rule: "
+    "silu'(g) = σ(g) + g·σ(g)(1 − σ(g)), and dg = da ⊙ u ⊙ silu'(g).",
+    "silu'(g) 只取了 σ(g)。silu(g) 是 g·σ(g)，σ' 是 σ(1 − σ)，按乘积法则：silu'(g) = σ(g) + g·σ(g)(1 − σ(g))，dg = "
+    "da ⊙ u ⊙ silu'(g)。"};
 const Text kSwapped{"The gate and the up projection are swapped: silu went on x W3ᵀ, times x W1ᵀ. W1 is the gate "
                     "(LLaMA's gate_proj, this exercise's w1): a = silu(x W1ᵀ) ⊙ x W3ᵀ. The two are not "
                     "interchangeable: silu goes on one of them only, and the gradients follow.",
