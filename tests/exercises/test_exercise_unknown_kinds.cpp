@@ -1,7 +1,8 @@
 // The kinds of mistake issue 46's learner found left `unknown` (or passing) by the grader, each named at its
 // cause: attention backward's own slips (the 1/√D missing in dq only or dk only, dk = dS q, the softmax
 // Jacobian's row-sum term left out, P recomputed without the row max on scores in the hundreds), and a result
-// off by a constant factor, named with it (BatchNorm's dx without its 1/M, RMSNorm's rms from the L2 norm).
+// off by a constant factor, named with it (BatchNorm's dx without its 1/M, RMSNorm's rms from the L2 norm), and a
+// shape mistake beside a value mistake (both named).
 // The planted mistakes (plant_mistakes.py) cover each id once; here the variants a single planted file cannot.
 #include "exercise_test_common.hpp"
 
@@ -40,6 +41,9 @@ namespace bn {
 namespace rms {
 #include "solutions/04_rms_norm_solution.cpp"
 }  // namespace rms
+namespace blocks {
+#include "solutions/07_blocks_solution.cpp"
+}  // namespace blocks
 
 using namespace tapegrad::exercise;
 using tapegrad::Array;
@@ -106,4 +110,22 @@ TEST_CASE("exercise: RMSNorm with rms from the L2 norm is named: sqrt(N) times t
   const Report zh = check_rms_norm(l2, rms::rms_norm_backward, Options{"zh"});
   INFO(zh.hint);
   CHECK(zh.hint.find("y 在每个失败的用例上都小了 √N 倍") != std::string::npos);
+}
+
+TEST_CASE("exercise: a shape mistake beside a value mistake names both", "[exercise]") {
+  // Pre-Norm's backward without the residual's gradient (dx lacks dy) and with db per row (shape (rows, D)).
+  const auto two_mistakes = [](const Array& dy, const Array& x, const Array& w, const Array& b, const Array& gamma,
+                               const Array& beta, double eps) {
+    BlockGrads g = blocks::pre_norm_backward(dy, x, w, b, gamma, beta, eps);
+    g.dx = g.dx - dy;
+    const std::size_t D = x.shape().back(), rows = x.size() / D;
+    Array per_row = Array::from_shape({rows, D});
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t j = 0; j < D; ++j) per_row(r, j) = dy.data()[r * D + j];
+    g.db = per_row;
+    return g;
+  };
+  const Report r = check_pre_norm(blocks::pre_norm_forward, two_mistakes, english());
+  diagnosed(r, "residual_missing+wrong_shape");
+  CHECK(r.hint.find("Besides, a shape is wrong (db (") != std::string::npos);
 }

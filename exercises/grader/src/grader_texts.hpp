@@ -34,6 +34,9 @@ inline const Text also_threw{" Besides, {cases} threw an exception: ", " 另外�
 inline const Text wrong_value_too{" {cases} ran and gave wrong values, which no known mistake explains.",
                                   " {cases}运行了但数值不对，没有已知的错误能解释。"};
 inline const Text unknown_start{"No known mistake matches your results. ", "没有已知的错误与你的结果吻合。"};
+inline const Text shapes_too{" Besides, a shape is wrong ({details}): a gradient has the shape of what it is the "
+                             "gradient of (a bias or γ shared by every row: the sum over the rows).",
+                             "另外，有形状不对（{details}）：梯度的形状与对应的量相同（被每一行共用的偏置或 γ：对所有行求和）。"};
 inline const Text only_shapes{"Only the shapes are wrong ({details}). A gradient has the shape of what it is the "
                               "gradient of; a parameter shared by every row (γ, β, a bias) gets the sum over every "
                               "axis but the last, as a parameter of shape (N) does.",

@@ -336,7 +336,10 @@ struct Verdict {
 };
 
 // every_case: stop at the first failing case it does not explain (the pairs: only a full match counts).
-Verdict judge(const Spec& spec, const Mistake& m, const std::vector<CaseRun>& runs, bool every_case = false) {
+// masked: outputs left out (those whose shape is wrong, named beside the mistake that explains the rest).
+Verdict judge(const Spec& spec, const Mistake& m, const std::vector<CaseRun>& runs, bool every_case = false,
+              const std::vector<bool>& masked = {}) {
+  const auto left_out = [&](std::size_t k) { return k < masked.size() && masked[k]; };
   Verdict v;
   for (const CaseRun& run : runs) {
     if (!run.any_present()) continue;
@@ -347,11 +350,13 @@ Verdict judge(const Spec& spec, const Mistake& m, const std::vector<CaseRun>& ru
       theirs.clear();
     }
     const bool valid = theirs.size() == run.outputs.size();
-    const bool wrong = run.wrong_value();
+    bool wrong = false;
+    for (std::size_t k = 0; k < run.outputs.size(); ++k)
+      wrong |= run.outputs[k].present && !run.outputs[k].passed && !left_out(k);
     bool all = valid;
     for (std::size_t k = 0; k < run.outputs.size() && all; ++k) {
       const OutputResult& o = run.outputs[k];
-      if (!o.present) continue;
+      if (!o.present || left_out(k)) continue;
       const bool mistake_right = compare(theirs[k], run.expected[k], kGrade, "en").passed;
       if (m.by_pattern) all = mistake_right == o.passed;
       else all = matches(o.got, theirs[k], kMatch) || (!wrong && mistake_right);
@@ -486,6 +491,34 @@ void diagnose(Grading& g, const std::vector<CaseRun>& runs) {
   for (const Mistake& m : g.spec.pairs) {
     const Verdict v = judge(g.spec, m, runs, true);
     if (!v.contradicted && v.explained.size() == wrong.size()) return name(m, text::pair.in(lang));
+  }
+  // A shape mistake beside a value mistake: the outputs of a wrong shape left out, the mistake that explains
+  // every other failure is named ("<id>+wrong_shape"), and the shapes beside it.
+  std::vector<bool> shape_wrong(g.names.size(), false);
+  std::vector<std::string> shapes;
+  for (const CaseRun& run : runs)
+    for (std::size_t k = 0; k < run.outputs.size(); ++k)
+      if (run.outputs[k].present && run.outputs[k].shape_wrong && !shape_wrong[k]) {
+        shape_wrong[k] = true;
+        shapes.push_back(g.names[k] + " " + shape_str(run.outputs[k].got.shape()) + text::expected.in(lang) +
+                         shape_str(run.expected[k].shape()));
+      }
+  if (std::find(shape_wrong.begin(), shape_wrong.end(), true) != shape_wrong.end()) {
+    std::size_t value_wrong = 0;  // the failing cases with a wrong value in an output of the right shape
+    for (const CaseRun& run : runs) {
+      bool any = false;
+      for (std::size_t k = 0; k < run.outputs.size(); ++k)
+        any |= run.outputs[k].present && !run.outputs[k].passed && !shape_wrong[k];
+      value_wrong += any;
+    }
+    for (const Mistake& m : g.spec.mistakes) {
+      const Verdict v = judge(g.spec, m, runs, false, shape_wrong);
+      if (value_wrong == 0 || v.contradicted || v.explained.size() != value_wrong) continue;
+      name(m, "");
+      report.diagnosis = m.id + "+wrong_shape";
+      report.hint += text::fill(text::shapes_too.in(lang), {{"details", joined(shapes, lang)}});
+      return;
+    }
   }
   // None explains every failing case: the one that explains the most, "partly": at least two failing
   // cases and half of them (one case alone, an N = 1 case say, is a coincidence as often as not), and
