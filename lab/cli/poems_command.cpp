@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -121,6 +122,7 @@ int run_poems_command(int argc, char** argv) {
               << fixed(bigram) << "\n";
     fs::create_directories(o.out);
     ProgressBar bar(isatty(2) != 0, "steps");
+    const std::clock_t cpu_start = std::clock();  // the process's CPU time: the wall time depends on the machine's load
     const LmRun run = train_lm(corpus, o.training, [&](long step, long steps, const LmEval* eval) {
       if (eval) {
         if (isatty(2)) std::cerr << "\r\033[K";
@@ -130,6 +132,7 @@ int run_poems_command(int argc, char** argv) {
       bar.update(static_cast<std::size_t>(step), static_cast<std::size_t>(steps));
     });
     const double val = run.final_val_bpc();
+    const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
 
     const std::vector<std::int64_t> prompt = corpus.vocab.encode(decode_utf8(o.prompt));
     std::vector<std::int64_t> cached, uncached;
@@ -151,7 +154,8 @@ int run_poems_command(int argc, char** argv) {
             << "  bigram (unigram-smoothed)   " << fixed(bigram) << "\n"
             << "  model                       " << fixed(val) << "  (" << fixed(bigram - val) << " below the bigram, "
             << fixed(unigram - val) << " below the unigram)\n"
-            << "training: " << run.steps_done << " steps in " << std::lround(run.seconds) << " s\n"
+            << "training: " << run.steps_done << " steps in " << std::lround(run.seconds) << " s (" << std::lround(cpu_seconds)
+            << " CPU-seconds)\n"
             << "generation: " << o.chars << " characters, " << std::lround(with_cache) << " tok/s with the KV cache, "
             << std::lround(without_cache) << " without\n"
             << "sample (prompt " << o.prompt << ", temperature " << format_double(o.sampling.temperature)
