@@ -33,10 +33,13 @@ std::pair<std::string, const nn::Linear*> ffn_output(const nn::FFN& ffn) {
 
 }  // namespace
 
-DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"), transformer(is_transformer(c)) {
+DepthModel::DepthModel(const RunConfig& c, Generator& gen)
+    : Module("DepthModel"), transformer(is_transformer(c)), dropout_generator(dropout_seed(c)) {
   const std::size_t hidden = ffn_hidden(c);
   nn::ResidualBlockOptions residual;
   residual.norm = lab::to_string(c.norm);
+  residual.dropout = c.dropout;
+  residual.dropout_generator = &dropout_generator;
   double beta = 1.0;  // DeepNorm's weight scale inside the blocks
   if (c.placement == nn::Placement::deepnorm) {
     const auto dn = nn::deepnorm_constants(c.depth);
