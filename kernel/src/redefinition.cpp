@@ -132,22 +132,22 @@ void RedefinitionHider::hide_older_named(clang::NamespaceDecl* wrapper, clang::N
     if (overloads(newer, old)) continue;  // an overload joins
     older.push_back(old);
   }
+  // Out of lookup in its cell's namespace and in the enclosing one, where the inline namespace shows it.
+  const auto leave_lookup = [outer](clang::NamedDecl* d) {
+    remove_from_lookup(const_cast<clang::DeclContext*>(home_of(d)), d);
+    remove_from_lookup(outer, d);
+  };
   for (clang::NamedDecl* old : older) {
-    remove_from_lookup(const_cast<clang::DeclContext*>(home_of(old)), old);
-    remove_from_lookup(outer, old);
+    leave_lookup(old);
     changes_.hidden.push_back(old);
     // an unscoped enum's enumerators go with it (cling): `enum E { a }` then `enum E { b }` leaves no `a`
     if (auto* e = llvm::dyn_cast<clang::EnumDecl>(old); e != nullptr && !e->isScoped())
       for (clang::EnumConstantDecl* c : e->enumerators()) {
-        remove_from_lookup(const_cast<clang::DeclContext*>(home_of(c)), c);
-        remove_from_lookup(outer, c);
+        leave_lookup(c);
         changes_.hidden.push_back(c);
       }
   }
-  if (older_definition) {
-    remove_from_lookup(const_cast<clang::DeclContext*>(home_of(newer)), newer);
-    remove_from_lookup(outer, newer);
-  }
+  if (older_definition) leave_lookup(newer);
 }
 
 RedefinitionHider::Changes RedefinitionHider::take_changes() {
