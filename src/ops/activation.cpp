@@ -121,18 +121,38 @@ Tensor silu(const Tensor& x) {
                 [](const Array& dy, const TapeEntry& e) { silu_backward(dy, e.inputs[0]); });
 }
 
-// swiglu:  y = silu(g) ⊙ u;  dg = dy ⊙ u ⊙ silu'(g),  du = dy ⊙ silu(g)
-TAPEGRAD_BACKWARD void swiglu_backward(const Array& dy, const Tensor& gate, const Tensor& up) {
-  if (gate.requires_grad()) gate.accumulate_grad(dy * up.value() * kernels::silu_derivative(gate.value()));
-  if (up.requires_grad()) up.accumulate_grad(dy * kernels::silu_forward(gate.value()));
+// swiglu:  y = silu(g) ⊙ u = g σ(g) ⊙ u;  dg = dy ⊙ u ⊙ σ(g) (1 + g (1 − σ(g))),  du = dy ⊙ g σ(g)
+// σ(g) is kept from the forward (the backward needs it twice; one exp per element instead of three). The values
+// are those of kernels::silu_forward and silu_derivative, which compute the same σ.
+TAPEGRAD_BACKWARD void swiglu_backward(const Array& dy, const Tensor& gate, const Tensor& up, const Array& sigmoid) {
+  const double *g = gate.value().data(), *u = up.value().data(), *s = sigmoid.data(), *d = dy.data();
+  const std::size_t n = sigmoid.size();
+  if (gate.requires_grad()) {
+    Array dg = Array::from_shape(gate.shape());
+    for (std::size_t i = 0; i < n; ++i) dg.data()[i] = d[i] * u[i] * (s[i] * (1.0 + g[i] * (1.0 - s[i])));
+    gate.accumulate_grad(std::move(dg));
+  }
+  if (up.requires_grad()) {
+    Array du = Array::from_shape(up.shape());
+    for (std::size_t i = 0; i < n; ++i) du.data()[i] = d[i] * (g[i] * s[i]);
+    up.accumulate_grad(std::move(du));
+  }
 }
 
 Tensor swiglu(const Tensor& gate, const Tensor& up) {
   if (gate.shape() != up.shape())
     throw ShapeError("swiglu: gate " + gate.label() + " and up " + up.label() +
                      " must have the same shape (silu(gate) ⊙ up, no broadcasting)");
-  return record("swiglu", {gate, up}, kernels::silu_forward(gate.value()) * up.value(),
-                [](const Array& dy, const TapeEntry& e) { swiglu_backward(dy, e.inputs[0], e.inputs[1]); });
+  const double *g = gate.value().data(), *u = up.value().data();
+  Array sigmoid = Array::from_shape(gate.shape()), y = Array::from_shape(gate.shape());
+  for (std::size_t i = 0; i < sigmoid.size(); ++i) {
+    sigmoid.data()[i] = kernels::stable_sigmoid(g[i]);
+    y.data()[i] = g[i] * sigmoid.data()[i] * u[i];  // silu(g) ⊙ u
+  }
+  return record("swiglu", {gate, up}, std::move(y),
+                [sigmoid = std::move(sigmoid)](const Array& dy, const TapeEntry& e) {
+                  swiglu_backward(dy, e.inputs[0], e.inputs[1], sigmoid);
+                });
 }
 
 }  // namespace tapegrad

@@ -47,8 +47,12 @@ AttentionShape check_attention(const std::string& op, const Tensor& q, const Ten
   return {batch, qs[nd - 2], ks[nd - 2], qs[nd - 1], vs[nd - 1]};
 }
 
-// The factor of the scores q kᵀ: the caller's scale, or 1/√Dh. PyTorch takes any scale; a NaN or infinite
-// one would turn every output into NaN without a word, so it is refused here.
+}  // namespace
+
+namespace kernels {
+
+// PyTorch takes any scale; a NaN or infinite one would turn every output into NaN without a word, so it
+// is refused here.
 double scores_scale(const std::string& op, const Tensor& q, std::optional<double> scale, std::size_t dh) {
   if (!scale) return 1.0 / std::sqrt(static_cast<double>(dh));
   if (!std::isfinite(*scale))
@@ -56,10 +60,6 @@ double scores_scale(const std::string& op, const Tensor& q, std::optional<double
                 " (expected a finite number; leave it out for 1/√Dh)");
   return *scale;
 }
-
-}  // namespace
-
-namespace kernels {
 
 PackedHeads check_packed_heads(const std::string& op, const Tensor& qkv, std::size_t heads) {
   const std::string expected = "; expected qkv of shape (B, S, 3d) = [q | k | v] with d a positive multiple of heads";
@@ -93,7 +93,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
                                     bool is_causal, std::optional<double> scale_) {
   const AttentionShape s = check_attention("scaled_dot_product_attention", q, k, v);
-  const double scale = scores_scale("scaled_dot_product_attention", q, scale_, s.dh);
+  const double scale = kernels::scores_scale("scaled_dot_product_attention", q, scale_, s.dh);
   Shape p_shape = q.shape(), y_shape = q.shape();
   p_shape.back() = s.sk;
   y_shape.back() = s.dv;
@@ -103,17 +103,12 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   const Array bias = plain ? Array() : kernels::attention_bias("scaled_dot_product_attention", attn_mask, is_causal, p_shape);
   Array probs = Array::from_shape(p_shape);  // P, the one thing the backward needs besides q, k, v
   Array y = Array::from_shape(y_shape);
-  for (std::size_t b = 0; b < s.batch; ++b) {
-    double* p = probs.data() + b * s.sq * s.sk;
-    blas::gemm({q.value().data() + b * s.sq * s.dh, s.sq, s.dh}, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh},
-               true, p, 0.0);  // q kᵀ: (Sq, Dh) @ (Sk, Dh)ᵀ
-    if (plain)
-      kernels::softmax_rows(p, s.sq, s.sk, scale, is_causal);  // each row: softmax(scale · row), masked keys 0
-    else
-      kernels::masked_softmax_rows(p, s.sq, s.sk, scale, bias.data() + b * s.sq * s.sk);  // fully masked rows: 0
-    blas::gemm({p, s.sq, s.sk}, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, false,
-               y.data() + b * s.sq * s.dv, 0.0);  // P v: (Sq, Sk) @ (Sk, Dv)
-  }
+  const kernels::HeadSizes head{s.sq, s.sk, s.dh, s.dv};
+  for (std::size_t b = 0; b < s.batch; ++b)
+    kernels::attention_head_forward(q.value().data() + b * s.sq * s.dh, k.value().data() + b * s.sk * s.dh,
+                                    v.value().data() + b * s.sk * s.dv, head, scale, is_causal,
+                                    plain ? nullptr : bias.data() + b * s.sq * s.sk, probs.data() + b * s.sq * s.sk,
+                                    y.data() + b * s.sq * s.dv);
   return record("scaled_dot_product_attention", {q, k, v}, std::move(y),
                 [probs = std::move(probs), scale](const Array& dy, const TapeEntry& e) {
                   scaled_dot_product_attention_backward(dy, e.inputs[0], e.inputs[1], e.inputs[2], probs, scale);
@@ -134,19 +129,14 @@ TAPEGRAD_BACKWARD void scaled_dot_product_attention_backward(const Array& dy, co
   Array dk = need_scores ? Array::from_shape(k.shape()) : Array();
   Array dv = need_dv ? Array::from_shape(v.shape()) : Array();
   Array ds = Array::from_shape({s.sq, s.sk});  // dP, then dS, of one batch index
-  for (std::size_t b = 0; b < s.batch; ++b) {
-    const blas::Matrix p{probs.data() + b * s.sq * s.sk, s.sq, s.sk};
-    const blas::Matrix g{dy.data() + b * s.sq * s.dv, s.sq, s.dv};
-    if (need_dv) blas::gemm(p, true, g, false, dv.data() + b * s.sk * s.dv, 0.0);  // (Sq, Sk)ᵀ @ (Sq, Dv)
-    if (!need_scores) continue;
-    blas::gemm(g, false, {v.value().data() + b * s.sk * s.dv, s.sk, s.dv}, true, ds.data(), 0.0);  // dy vᵀ
-    kernels::softmax_backward_rows(ds.data(), p.data, s.sq, s.sk, scale);  // dP -> c · dS
-    const blas::Matrix dscores{ds.data(), s.sq, s.sk};
-    blas::gemm(dscores, false, {k.value().data() + b * s.sk * s.dh, s.sk, s.dh}, false, dq.data() + b * s.sq * s.dh,
-               0.0);  // (Sq, Sk) @ (Sk, Dh)
-    blas::gemm(dscores, true, {q.value().data() + b * s.sq * s.dh, s.sq, s.dh}, false, dk.data() + b * s.sk * s.dh,
-               0.0);  // (Sq, Sk)ᵀ @ (Sq, Dh)
-  }
+  const kernels::HeadSizes head{s.sq, s.sk, s.dh, s.dv};
+  for (std::size_t b = 0; b < s.batch; ++b)
+    kernels::attention_head_backward(dy.data() + b * s.sq * s.dv, q.value().data() + b * s.sq * s.dh,
+                                     k.value().data() + b * s.sk * s.dh, v.value().data() + b * s.sk * s.dv,
+                                     probs.data() + b * s.sq * s.sk, head, scale, ds.data(),
+                                     need_scores ? dq.data() + b * s.sq * s.dh : nullptr,
+                                     need_scores ? dk.data() + b * s.sk * s.dh : nullptr,
+                                     need_dv ? dv.data() + b * s.sk * s.dv : nullptr, 0.0);
   if (need_scores) {
     q.accumulate_grad(std::move(dq));
     k.accumulate_grad(std::move(dk));
@@ -187,7 +177,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& attn_mask,
                                     bool is_causal, std::optional<double> scale) {
   const AttentionShape s = check_attention("composed::scaled_dot_product_attention", q, k, v);
-  const double c = scores_scale("composed::scaled_dot_product_attention", q, scale, s.dh);
+  const double c = kernels::scores_scale("composed::scaled_dot_product_attention", q, scale, s.dh);
   Tensor scores = mul(batched_matmul(q, transpose(k, -2, -1)), c);
   // The mask as 0 where query i may look and −∞ where it may not (PyTorch's masked_fill(-inf)).
   Array bias = kernels::attention_bias("composed::scaled_dot_product_attention", attn_mask, is_causal, scores.shape());

@@ -41,16 +41,24 @@ std::size_t second_of_pair(RopeStyle style, std::size_t i, std::size_t D) {
 
 // out = each pair of `in` rotated by sign·angle: (a, b) -> (a c − b s, a s + b c) with
 // c = cos(sign·angle), s = sin(sign·angle). in and out have shape (..., S, D); angles (S, D/2).
+// The cosines and sines depend on (s, i) only, not on the leading (batch, head) axes, so they are
+// taken once per angle (S·D/2 of each) rather than once per row (B·H·S·D/2, the rotation's cost
+// many times over).
 Array rotate_pairs(const Array& in, const Array& angles, RopeStyle style, double sign) {
   Array out = Array::from_shape(in.shape());
   const std::size_t D = in.shape().back(), S = angles.shape()[0], half = D / 2;
   const std::size_t rows = D == 0 ? 0 : in.size() / D;  // every (..., s) row
+  Array cosines = Array::from_shape(angles.shape()), sines = Array::from_shape(angles.shape());
+  for (std::size_t a = 0; a < angles.size(); ++a) {
+    cosines.data()[a] = std::cos(angles.data()[a]);
+    sines.data()[a] = sign * std::sin(angles.data()[a]);
+  }
   for (std::size_t r = 0; r < rows; ++r) {
     const std::size_t s = r % S;  // rows run over S fastest, after the leading axes
     const double* x = in.data() + r * D;
     double* y = out.data() + r * D;
     for (std::size_t i = 0; i < half; ++i) {
-      const double c = std::cos(angles(s, i)), sn = sign * std::sin(angles(s, i));
+      const double c = cosines(s, i), sn = sines(s, i);
       const std::size_t ia = first_of_pair(style, i), ib = second_of_pair(style, i, D);
       const double a = x[ia], b = x[ib];
       y[ia] = a * c - b * sn;

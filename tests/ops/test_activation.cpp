@@ -157,3 +157,14 @@ TEST_CASE("swiglu: silu(gate) ⊙ up, gradcheck of both inputs, values, errors",
                       Catch::StartsWith("swiglu:") && Catch::Contains("'gate' (2, 3, 4)") &&
                           Catch::Contains("'up4' (4)") && Catch::Contains("same shape"));
 }
+
+TEST_CASE("swiglu: the same bits as mul(silu(gate), up), values and both gradients", "[ops][swiglu]") {
+  // swiglu keeps σ(gate) from its forward; the composed pair recomputes it in silu's backward. Same products in
+  // the same order, so the same values.
+  const Tensors in{param({3, 50}, 25, "gate", 4.0), param({3, 50}, 26, "up")};
+  const ValueAndGrads fused = value_and_grads([](const Tensors& t) { return swiglu(t[0], t[1]); }, in);
+  const ValueAndGrads composed = value_and_grads([](const Tensors& t) { return mul(silu(t[0]), t[1]); }, in);
+  CHECK(fused.value == composed.value);
+  CHECK(fused.grads[0] == composed.grads[0]);
+  CHECK(fused.grads[1] == composed.grads[1]);
+}

@@ -13,6 +13,12 @@
 // Unlike nn::SelfAttention (one packed in_proj_weight, torch.nn.MultiheadAttention's names), every
 // projection is its own nn::Linear; init is nn.Linear's default for each.
 //
+// With kernels::use_fast_kernels on (the default build) and no cache, the steps between the projections are
+// fused ops with the same values: split_heads / merge_heads (one copy each, not reshape + transpose) and
+// grouped_query_attention (ops/grouped_query_attention.hpp: each kv head read in place, no repeat_kv copies),
+// 7 tape entries instead of 13. The debug preset (and `set var tapegrad::kernels::use_fast_kernels = false` in
+// gdb) shows every step.
+//
 // With a KVCache (nn/kv_cache.hpp): the positions of x start at cache->length() (the RoPE offset), the
 // new k and v (kv heads, after RoPE) are appended, and the queries attend over every cached key with
 // is_causal bottom-right aligned (the new tokens are the last ones). For inference only: it throws

@@ -41,6 +41,6 @@ void gelu_backward(const Array& dy, const Tensor& x, Activation form);
 void tanh_backward(const Array& dy, const Tensor& x, const Array& y);
 void sigmoid_backward(const Array& dy, const Tensor& x, const Array& y);
 void silu_backward(const Array& dy, const Tensor& x);
-void swiglu_backward(const Array& dy, const Tensor& gate, const Tensor& up);
+void swiglu_backward(const Array& dy, const Tensor& gate, const Tensor& up, const Array& sigmoid);  // σ(gate), kept
 
 }  // namespace tapegrad
