@@ -18,7 +18,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 using tapegrad::exercise::NormGrads;

@@ -18,7 +18,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 #include "02_layer_norm_forward.cpp"
 #include "03_layer_norm_backward.cpp"

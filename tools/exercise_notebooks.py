@@ -21,7 +21,6 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests", "exercises"))
 from exercise_cells import split_definitions  # noqa: E402
 from exercise_table import exercises  # noqa: E402  (exercises/table.tsv)
 from notebooks import code_cell, markdown_cell, text_of  # noqa: E402  (the notebook file format, shared)
@@ -66,8 +65,9 @@ an exercise's functions: definitions only, one cell of them, run before the func
 再重新运行检查。同样的练习也是 `exercises/` 里的文件（`scripts/exercise.sh check <name> --lang zh`）；LayerNorm 有自己的
 notebook：`exercise_layer_norm.ipynb`。你自己的辅助函数（一个激活函数、一个矩阵乘法）放在练习函数上方的辅助函数单元格里：
 只写定义，放在一个单元格里，并在用到它们的函数之前运行。""")
-SETUP = ("## Setup\n\nThe pragmas point the interpreter at tapegrad's headers and library (paths relative to `notebooks/`).",
-         "## 准备\n\n这些 pragma 告诉解释器 tapegrad 的头文件和库在哪里（路径相对于 `notebooks/zh/`）。")
+SETUP = ("## Setup\n\nThe pragmas point the interpreter at tapegrad's headers and library, and the exercises' grader's "
+         "(paths relative to `notebooks/`).",
+         "## 准备\n\n这些 pragma 告诉解释器 tapegrad 和练习评分器的头文件和库在哪里（路径相对于 `notebooks/zh/`）。")
 LANGUAGE = ('The report\'s language: `"en"` or `"zh"` (中文). 报告的语言：`"en"` 或 `"zh"`。',
             '报告的语言：`"zh"`（中文）或 `"en"`（英文）。')
 HEADING = ("# Exercises: ", "# 练习：")
@@ -107,7 +107,7 @@ def statement(path):
 
 def check_calls(name):
     """The check cells: scripts/exercise.sh's call with the report's language; the blocks' combine() split."""
-    call = EXERCISES[name].check
+    call = EXERCISES[name].parts
     calls = re.findall(r"check_\w+\([^()]*\bo\)", call)
     return ["ex::" + c[:-2] + "{lang})" for c in calls]
 
@@ -128,10 +128,12 @@ def notebook(group, lang="en"):
         usings += [u for u in re.findall(r"^using [\w:]+;$", text, re.M) if u not in usings]
     cells = [markdown(HEADING[at] + title + "\n\n" + INTRO[at]),
              markdown(SETUP[at]),
-             code('#pragma cling add_include_path("%sinclude")\n#pragma cling add_library_path("%sbuild")\n'
-                  '#pragma cling load("libopenblas")\n#pragma cling load("libtapegrad")' % (up, up)),
+             code('#pragma cling add_include_path("%sinclude")\n'
+                  '#pragma cling add_include_path("%sexercises/grader/include")\n#pragma cling add_library_path("%sbuild")\n'
+                  '#pragma cling load("libopenblas")\n#pragma cling load("libtapegrad")\n#pragma cling load("libtapegrad_grader")'
+                  % (up, up, up)),
              code("#include <cmath>\n#include <iostream>\n#include <string>\n#include <vector>\n\n"
-                  "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad/exercise.hpp>\n\n"
+                  "#include <tapegrad/tapegrad.hpp>\n#include <tapegrad_grader/exercise.hpp>\n\n"
                   "namespace ex = tapegrad::exercise;\n\n" + "\n".join(usings)),
              markdown(LANGUAGE[at]),
              code('std::string lang = "%s";  // en, or zh for 中文' % lang, ["parameters"])]

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 using tapegrad::exercise::NormGrads;

@@ -2,9 +2,9 @@
 // Everything in one include, in the layers' order, bottom up:
 //   autograd (tensor, tape, backward) -> ops -> nn -> optim -> debug (gradcheck, anomaly mode,
 //   tape views and pictures, notebook display).
-// The exercises' grader (tapegrad/exercise.hpp) sits above debug and is included on its own, by the
-// exercises and their notebooks. The depth-stability lab is an application on this library (lab/),
-// not part of it.
+// The exercises' grader (exercises/grader/, tapegrad_grader/exercise.hpp) and the depth-stability lab
+// (lab/) are applications on this library, not part of it: each has its own target, headers and
+// sources.
 
 // Printing needs nothing more: a Tensor's value() and grad() are xt::xarray, printed by
 // xtensor's own operator<< (xio.hpp), so it comes with this header (a second operator<< for

@@ -102,6 +102,10 @@ std::string include_hint(const std::string& first_error_text) {
   const std::size_t end = first_error_text.find(tail), start = first_error_text.rfind('\'', end - 1);
   if (end == std::string::npos || end == 0 || start == std::string::npos) return "";
   const std::string header = first_error_text.substr(start + 1, end - start - 1);
+  if (header.rfind("tapegrad_grader/", 0) == 0)  // the exercises' grader: an application beside the library
+    return "hint: tell the interpreter where the exercises' grader is, as the exercise notebooks' first cell does: "
+           "#pragma cling add_include_path(\"../exercises/grader/include\") (relative to the notebook's folder), "
+           "#pragma cling load(\"libtapegrad_grader\") after libtapegrad";
   if (header.rfind("tapegrad/", 0) == 0)
     return "hint: tell the interpreter where tapegrad is, as the notebooks' first cell does: "
            "#pragma cling add_include_path(\"../include\") (relative to the notebook's folder, or absolute), "

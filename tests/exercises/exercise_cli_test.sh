@@ -35,6 +35,11 @@ expect "a solution passes" 0 '^result: pass$' 'checks passed' -- \
   "$ex" check "$src/exercises/solutions/03_layer_norm_backward_solution.cpp"
 expect "a planted mistake is diagnosed" 1 '^result: fail diagnosis=mean_term_missing$' 'treated as a constant' -- \
   "$ex" check "$src/tests/exercises/mistakes/03_layer_norm_backward__mean_term_missing.cpp"
+expect "--hint 1: what is wrong, no formula" 1 '^result: fail diagnosis=scale_missing$' '^  The 1/√D is missing from dq or dk \(or both\)\.$' -- \
+  "$ex" check "$src/tests/exercises/mistakes/09_attention_backward__scale_missing.cpp" --hint 1
+# (the text report wraps the hint: --json holds it on one line)
+expect "--hint 3: and the line" 1 '^}$' '"hint": "[^"]*Look at line [0-9]+ of [^"]*: g\.dq\(i, d\) \+= dS \* k\(j, d\);' -- \
+  "$ex" check "$src/tests/exercises/mistakes/09_attention_backward__scale_missing.cpp" --hint 3 --json
 expect "--lang zh" 1 '^result: fail diagnosis=eps_outside_sqrt$' '诊断：eps_outside_sqrt' -- \
   "$ex" check "$planted/02_layer_norm_forward__eps_outside_sqrt.cpp" --lang zh
 expect "TAPEGRAD_LANG=zh" 1 '^result: fail diagnosis=post_pre_swapped$' '写反了' -- \
@@ -107,7 +112,7 @@ expect "the blocks skeleton copied out of exercises/ compiles" 1 '^result: fail 
 
 # The script's own lines in Chinese.
 expect "zh: the script's messages" 2 '没有练习' '' -- "$ex" check no_such_exercise --lang zh
-printf '#include "tapegrad/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' > "$scratch/02_broken.cpp"
+printf '#include "tapegrad_grader/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' > "$scratch/02_broken.cpp"
 expect "zh: the framing of a compile error" 1 '^result: fail diagnosis=compile_error$' '你的文件无法编译' -- \
   env TAPEGRAD_LANG=zh "$ex" check "$scratch/02_broken.cpp"
 
@@ -167,15 +172,20 @@ done
 ((parallel_ok)) && echo "ok: two checks of one exercise in parallel, $rounds times"
 expect "an endless loop is stopped" 1 '^result: fail diagnosis=timeout$' 'did not finish within 1 s' -- \
   env TAPEGRAD_EXERCISE_TIMEOUT=1 "$ex" check "$src/tests/exercises/faults/02_layer_norm_forward_endless_loop.cpp"
-printf '// exercise: layer_norm_forward\n#include "tapegrad/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' \
+printf '// exercise: layer_norm_forward\n#include "tapegrad_grader/exercise.hpp"\ntapegrad::Array layer_norm_forward(oops\n' \
   > "$scratch/broken.cpp"
 expect "a compile error is reported" 1 '^result: fail diagnosis=compile_error$' 'does not compile' -- \
   "$ex" check "$scratch/broken.cpp"
-expect "list" 0 'adam_step' '01_residual\.cpp +fail diagnosis=not_implemented +1: the residual' -- \
+# list reads exercises/table.tsv and compiles nothing (it used to check every skeleton: minutes).
+touch "$scratch/list_start"
+expect "list" 0 'adam_step' '01_residual\.cpp +1\. the residual' -- \
   sh -c '"$1" list | tee "$2"' sh "$ex" "$scratch/list.txt"
-# Its columns line up: every row's result starts at the same column (planted: a fixed width narrower than the
+if [[ $(find "${TAPEGRAD_BUILD_DIR:-$src/build}/exercise_checks" -newer "$scratch/list_start" -name check 2>/dev/null | wc -l) != 0 ]]; then
+  echo "FAIL: list compiled a check program"; failures=$((failures + 1))
+fi
+# Its columns line up: every row's title starts at the same column (planted: a fixed width narrower than the
 # longest file name fails it).
-if [[ $(sed 's/\(fail\|pass\).*//' "$scratch/list.txt" | awk '{ print length($0) }' | sort -u | wc -l) != 1 ]]; then
+if [[ $(sed 's/ [0-9]*\. .*//' "$scratch/list.txt" | awk '{ print length($0) }' | sort -u | wc -l) != 1 ]]; then
   echo "FAIL: the columns of list are not aligned:"; sed 's/^/    /' "$scratch/list.txt"
   failures=$((failures + 1))
 else

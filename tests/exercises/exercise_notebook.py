@@ -18,10 +18,10 @@ import re
 import subprocess
 import sys
 
-from exercise_cells import split_definitions
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from exercise_cells import split_definitions  # noqa: E402  (tools/exercise_cells.py)
 
 
 def source(cell):
@@ -114,8 +114,8 @@ def main():
         if "parameters" in cell.get("metadata", {}).get("tags", []) and args.lang:
             cell["source"] = re.sub(r'lang = "[a-z]*"', 'lang = "%s"' % args.lang, source(cell))
         if cell.get("cell_type") == "code":
-            cell["source"] = source(cell).replace('add_include_path("../include")',
-                                                  'add_include_path("%s")' % os.path.join(ROOT, "include"))
+            cell["source"] = re.sub(r'add_include_path\("\.\./([^"]*)"\)',
+                                    lambda m: 'add_include_path("%s")' % os.path.join(ROOT, m.group(1)), source(cell))
     missing = set(fills) - filled
     if missing:
         print("exercise_notebook.py: no cell tagged exercise:%s in %s" % (", exercise:".join(sorted(missing)), args.notebook))

@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 // A learner's file, graded: which exercise, the diagnosis it must get, and the check call.
 struct Planted {

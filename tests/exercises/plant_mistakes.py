@@ -20,10 +20,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOL = os.path.join(ROOT, "exercises", "solutions")
 
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 from exercise_table import exercises, qualified  # noqa: E402  (exercises/table.tsv)
 
-CHECKS = {e.name: e.check for e in exercises()}  # the grader's call with the learner's functions
+EXERCISES = {e.name: e for e in exercises()}  # the table's rows: the learner's functions and the grader's call
 NUMBER = {e.name: e.number for e in exercises()}
 
 
@@ -53,7 +53,7 @@ BN_VAR = ("for (std::size_t r = 0; r < M; ++r) var += (x.data()[r * C + c] - mea
 LN_FORWARD_OVER_ROWS = '''#include <cmath>
 #include <string>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 
@@ -77,7 +77,7 @@ SOFTMAX_OVER_COLUMNS = '''#include <cmath>
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 
@@ -97,7 +97,7 @@ RMS_AS_LAYER_NORM = '''#include <cmath>
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 using tapegrad::exercise::NormGrads;
@@ -146,7 +146,7 @@ def bn_over_rows():
     """BatchNorm with LayerNorm's axis: the learner's LayerNorm renamed."""
     fwd = rename(solution("layer_norm_forward"), "layer_norm_forward", "batch_norm_forward")
     bwd = rename(solution("layer_norm_backward"), "layer_norm_backward", "batch_norm_backward")
-    return fwd + "\n" + bwd.split('#include "tapegrad/exercise.hpp"\n', 1)[1]
+    return fwd + "\n" + bwd.split('#include "tapegrad_grader/exercise.hpp"\n', 1)[1]
 
 
 def ln_backward_over_columns():
@@ -267,6 +267,11 @@ def mistakes():
                   "const Array h = layer_norm_forward(x, gamma, beta, eps);\n  return h + sublayer(h, w, b);"),
              ("layer_norm_backward(dh, x, gamma, eps);", "layer_norm_backward(dy + dh, x, gamma, eps);"),
              ("g.dx = dy + n.dx;", "g.dx = n.dx;")))
+    add("blocks", "residual_after_norm", "Post-Norm with the residual after the norm: x + LN(F(x))",
+        edit(bl, ("return layer_norm_forward(x + sublayer(x, w, b), gamma, beta, eps);",
+                  "return x + layer_norm_forward(sublayer(x, w, b), gamma, beta, eps);"),
+             ("layer_norm_backward(dy, x + sublayer(x, w, b), gamma, eps);", "layer_norm_backward(dy, sublayer(x, w, b), gamma, eps);"),
+             ("g.dx = n.dx + sublayer_backward(n.dx, x, w, g);", "g.dx = dy + sublayer_backward(n.dx, x, w, g);")))
     add("blocks", "residual_missing", "Post-Norm without the residual: LN(F(x))",
         edit(bl, ("return layer_norm_forward(x + sublayer(x, w, b), gamma, beta, eps);",
                   "return layer_norm_forward(sublayer(x, w, b), gamma, beta, eps);"),
@@ -286,6 +291,12 @@ def mistakes():
                   "g.dq(i, d) += dS * k(j, d);\n        g.dk(j, d) += dS * q(i, d);")))
     add("attention_backward", "softmax_jacobian_diagonal_only", "dS = P(1 − P) dP",
         edit(at, ("const double dS = P(i, j) * (dP[j] - dot);", "const double dS = P(i, j) * (1 - P(i, j)) * dP[j];")))
+    add("attention_backward", "softmax_row_sum_missing", "dS = P ⊙ dP, the row-sum term left out",
+        edit(at, ("const double dS = P(i, j) * (dP[j] - dot);", "const double dS = P(i, j) * dP[j];")))
+    add("attention_backward", "dk_not_transposed", "dk = dS q",
+        edit(at, ("g.dk(j, d) += dS * q(i, d) * scale;", "g.dk(i, d) += dS * q(j, d) * scale;")))
+    add("attention_backward", "max_not_subtracted", "P = exp(s) / Σ exp(s), no max subtracted",
+        edit(at, ("std::exp(P(i, j) - max);  // subtract the max: no overflow", "std::exp(P(i, j));")))
     add("attention_backward", "probs_not_transposed", "dv = P dy",
         edit(at, ("g.dv(j, e) += P(i, j) * dy(i, e);", "g.dv(j, e) += P(j, i) * dy(i, e);")))
     # 10. Adam
@@ -325,11 +336,11 @@ def test_file(ms):
     out += ["", "namespace {", "", "using namespace tapegrad::exercise;", "",
             "const std::vector<Planted>& planted() {", "  static const std::vector<Planted> p = {"]
     for ex, id_, _, _ in ms:
-        out.append('      {"%s", "%s", [](const Options& o) { return %s; }},' % (ex, id_, qualified(CHECKS[ex], ns(ex, id_))))
+        out.append('      {"%s", "%s", [](const Options& o) { return %s; }},' % (ex, id_, qualified(EXERCISES[ex], ns(ex, id_))))
     out += ["  };", "  return p;", "}", "", "}  // namespace", "",
             'TEST_CASE("exercise: every catalogued mistake has a planted wrong solution", "[exercise]") {',
             "  check_catalogue_covered(planted());", "}", ""]
-    for ex in CHECKS:
+    for ex in EXERCISES:
         out += ['TEST_CASE("exercise: planted mistakes of %s are failed and diagnosed", "[exercise]") {' % ex,
                 '  check_planted("%s", planted());' % ex, "}", ""]
     return "\n".join(out)

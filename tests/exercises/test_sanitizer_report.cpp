@@ -1,4 +1,4 @@
-// The sanitizer's report, read (src/exercise/sanitizer_report.cpp), on reports captured from the learner
+// The sanitizer's report, read (exercises/grader/src/sanitizer_report.cpp), on reports captured from the learner
 // files of tests/exercises/pitfalls/ (paths rewritten to /src/...): the id, and the learner's line, not
 // the first frame (an xtensor header) nor the grader's frames below. And the compiler's warnings
 // (compiler_warnings.cpp) on GCC's real output for an uninitialised accumulator. (Taking every frame as
@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "../../src/exercise/grader.hpp"
+#include "../../exercises/grader/src/grader.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@ set(TAPEGRAD_PLANTED_DIR ${CMAKE_CURRENT_BINARY_DIR}/planted)
 file(GLOB _ex_solutions CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/exercises/solutions/*.cpp)
 add_custom_command(OUTPUT ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp
   COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py --out ${TAPEGRAD_PLANTED_DIR}
-  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py ${CMAKE_CURRENT_LIST_DIR}/exercise_table.py
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py ${PROJECT_SOURCE_DIR}/tools/exercise_table.py
           ${PROJECT_SOURCE_DIR}/exercises/table.tsv ${_ex_solutions}
   COMMENT "Planting the exercises' mistakes (tests/exercises/plant_mistakes.py)" VERBATIM)
 target_sources(tapegrad_tests PRIVATE ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp)
@@ -26,7 +26,7 @@ set_tests_properties(exercise.cli PROPERTIES LABELS exercise TIMEOUT 900
                      ENVIRONMENT "TAPEGRAD_BUILD_DIR=$<TARGET_FILE_DIR:tapegrad>;OPENBLAS_NUM_THREADS=1")
 set_tests_properties(exercise.planted_up_to_date PROPERTIES LABELS exercise)
 # exercises/README.md's list of the exercises is exercises/table.tsv's.
-add_test(NAME exercise.table_in_readme COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/exercise_table.py)
+add_test(NAME exercise.table_in_readme COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${PROJECT_SOURCE_DIR}/tools/exercise_table.py)
 set_tests_properties(exercise.table_in_readme PROPERTIES LABELS "exercise;docs"
                      PASS_REGULAR_EXPRESSION "PASS: exercises/README.md lists" FAIL_REGULAR_EXPRESSION "FAIL:")
 

@@ -6,7 +6,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmanipulation.hpp>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 using tapegrad::Array;
 

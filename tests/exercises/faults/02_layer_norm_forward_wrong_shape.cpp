@@ -6,7 +6,7 @@
 
 #include <xtensor/xreducer.hpp>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
                                    const tapegrad::Array& beta, double eps) {

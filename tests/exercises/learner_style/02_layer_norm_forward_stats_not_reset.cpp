@@ -2,7 +2,7 @@
 // every row's mean and variance start from the previous row's.
 #include <cmath>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
                                    const tapegrad::Array& beta, double eps) {

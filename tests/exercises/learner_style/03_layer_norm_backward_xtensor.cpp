@@ -5,7 +5,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xreducer.hpp>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 tapegrad::exercise::NormGrads layer_norm_backward(const tapegrad::Array& dy, const tapegrad::Array& x,
                                                   const tapegrad::Array& gamma, double eps) {

@@ -1,7 +1,7 @@
 // RMSNorm on loops with mean(x²) declared once, outside the loop over rows (never reset).
 #include <cmath>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 namespace {
 // the mistake: one accumulator for every row

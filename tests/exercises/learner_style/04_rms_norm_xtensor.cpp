@@ -5,7 +5,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xreducer.hpp>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 namespace {
 // rms of each row, kept as a column: (..., 1)

@@ -2,7 +2,7 @@
 // features (never reset): each feature's mean and variance start from the previous feature's.
 #include <cmath>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 namespace {
 struct Stats {

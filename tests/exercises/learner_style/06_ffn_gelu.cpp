@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 // act(h) and act'(h): ReLU, or the exact GELU h·Φ(h).
 static double activate(double h, const std::string& activation) {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 tapegrad::exercise::AdamState adam_step(const tapegrad::exercise::AdamState& state, const tapegrad::Array& grad,
                                         double lr, double beta1, double beta2, double eps) {

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <string>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 tapegrad::Array layer_norm_forward(const tapegrad::Array& x, const tapegrad::Array& gamma,
                                    const tapegrad::Array& beta, double eps) {

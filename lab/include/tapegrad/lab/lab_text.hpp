@@ -16,7 +16,7 @@ namespace tapegrad::lab {
 enum class Lang { en, zh };
 
 // The language asked for: `given` (--lang), else $TAPEGRAD_LANG; "zh", "zh_CN.UTF-8", ... (zh*) is Chinese,
-// anything else English (as the exercises' grader reads it: tapegrad/exercise.hpp).
+// anything else English (tapegrad/debug/report_language.hpp: as the exercises' grader reads it).
 Lang lab_language(const std::string& given);
 
 struct Phrase {

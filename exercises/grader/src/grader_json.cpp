@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 namespace tapegrad::exercise {
 

@@ -19,7 +19,7 @@ struct Entry {
 };
 
 const std::vector<Entry>& entries() {
-  // One row of exercises/table.tsv each (cmake/exercise_table.cmake writes them).
+  // One row of exercises/table.tsv each (exercises/grader/exercise_table.cmake writes them).
   static const std::vector<Entry> e = {
 #include "exercise_table.inc"
   };

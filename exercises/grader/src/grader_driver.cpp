@@ -8,7 +8,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "tapegrad/exercise.hpp"
+#include "tapegrad/debug/report_language.hpp"
+#include "tapegrad_grader/exercise.hpp"
 
 namespace tapegrad::exercise {
 
@@ -28,26 +29,51 @@ std::string machine_line(const Report& report) {
          " diagnosis=" + (report.passed ? "pass" : report.diagnosis) + "\n";
 }
 
+// A positive number from an environment variable's text, else the fallback.
+double positive_number(const char* text, double fallback) {
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const double d = std::strtod(text, &end);
+  return end && *end == '\0' && d > 0 ? d : fallback;
+}
+
 }  // namespace
 
+Options options_from_environment() {
+  Options o;
+  o.lang = report_language();
+  o.timeout_seconds = positive_number(std::getenv("TAPEGRAD_EXERCISE_TIMEOUT"), o.timeout_seconds);
+  const char* fork = std::getenv("TAPEGRAD_EXERCISE_FORK");
+  o.isolate = !(fork && std::string(fork) == "0");
+  const char* source = std::getenv("TAPEGRAD_EXERCISE_SOURCE");
+  o.source = source ? source : "";
+  return o;
+}
+
 int main_with(int argc, char** argv, const std::function<Report(const Options&)>& check) {
-  Options options;
+  Options options = options_from_environment();
   std::string format = "text", warnings_file, source;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--lang" && i + 1 < argc) options.lang = argv[++i];
+    if (a == "--lang" && i + 1 < argc) options.lang = language_code(argv[++i]);
     else if (a == "--case" && i + 1 < argc) options.only_case = std::atoi(argv[++i]);
     else if (a == "--in-process") options.isolate = false;
     else if (a == "--timeout" && i + 1 < argc) options.timeout_seconds = std::atof(argv[++i]);
     else if (a == "--json") format = "json";
     else if (a == "--format" && i + 1 < argc) format = argv[++i];
     else if (a == "--warnings" && i + 1 < argc) warnings_file = argv[++i];
-    else if (a == "--source" && i + 1 < argc) source = argv[++i];
+    else if (a == "--source" && i + 1 < argc) source = options.source = argv[++i];
+    else if (a == "--hint" && i + 1 < argc) options.hint_level = std::atoi(argv[++i]);
     else {
       std::cerr << "usage: " << argv[0] << " [--lang en|zh] [--case N] [--in-process] [--timeout SECONDS]"
-                << " [--json | --format text|json|gradescope|machine] [--warnings FILE --source FILE]\n";
+                << " [--json | --format text|json|gradescope|machine] [--warnings FILE --source FILE]"
+                << " [--hint 1|2|3]\n";
       return 2;
     }
+  }
+  if (options.hint_level < 0 || options.hint_level > 3) {
+    std::cerr << "--hint " << options.hint_level << ": expected 1 (what is wrong), 2 (and the formula) or 3 (and the line)\n";
+    return 2;
   }
   if (format != "text" && format != "json" && format != "gradescope" && format != "machine") {
     std::cerr << "--format " << format << ": expected text, json, gradescope or machine\n";

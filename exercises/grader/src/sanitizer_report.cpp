@@ -35,10 +35,10 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 
 // The learner's file: the one named, or (none named) any file that is not a system header, the
-// library's own source or header, or the generated main.cpp.
+// grader's or the library's own source or header, or the generated main.cpp.
 bool is_learners(const std::string& file, const std::string& source) {
   if (!source.empty()) return same_source_file(file, source);
-  return file.rfind("/usr/", 0) != 0 && file.find("src/exercise/") == std::string::npos &&
+  return file.rfind("/usr/", 0) != 0 && file.find("exercises/grader/") == std::string::npos &&
          file.find("include/tapegrad/") == std::string::npos && !ends_with(file, "/main.cpp");
 }
 

@@ -10,8 +10,8 @@
 // something is wrong, names the mistake: it runs a catalogue of known wrong implementations on
 // the same inputs and names the one that reproduces the learner's results on every failing case
 // and is right where the learner is (or two made at once, "a+b"; or, "partly", the one that
-// explains some of the failing cases). Each exercise's catalogue is in src/exercise/exercise_<name>.cpp,
-// the grading itself in src/exercise/grading.cpp.
+// explains some of the failing cases). Each exercise's catalogue is in exercises/grader/src/exercise_<name>.cpp,
+// the grading itself in exercises/grader/src/grading.cpp.
 //
 // The learner's code runs in a child process (fork), one call at a time: a crash, an endless
 // loop (a timeout), an exception or printing is reported in the Report, and the caller (the
@@ -86,12 +86,24 @@ using AttentionBackward = std::function<AttentionGrads(const Array& dy, const Ar
 using AdamStep = std::function<AdamState(const AdamState& state, const Array& grad, double lr, double beta1,
                                          double beta2, double eps)>;
 
+// How a check runs. Settled before it: by the caller (a notebook: {lang}), or once by the command-line
+// driver from the environment and its arguments (options_from_environment); the grader reads no
+// environment itself.
 struct Options {
-  std::string lang;              // "en" or "zh"; empty: $TAPEGRAD_LANG, else English
-  double timeout_seconds = 0;    // per call of the learner's code; 0: $TAPEGRAD_EXERCISE_TIMEOUT, else 10
-  bool isolate = true;           // run the learner's code in a child process ($TAPEGRAD_EXERCISE_FORK=0: not)
+  std::string lang = "en";       // "en" or "zh" (zh_CN, ... are zh)
+  double timeout_seconds = 10;   // per call of the learner's code
+  bool isolate = true;           // run the learner's code in a child process
   int only_case = -1;            // >= 0: run only this case (how `scripts/exercise.sh --gdb` stops in it)
+  std::string source;            // the learner's file: a sanitizer's frames are matched against it ("": any file
+                                 // outside the library and the grader)
+  // How much the hint says: 0 as always (what is wrong, why, and the formula); 1 only what is wrong; 2 what
+  // and the formula; 3 what, the formula and the line of the learner's file (--source) it is likely on.
+  int hint_level = 0;
 };
+// The options the environment sets: $TAPEGRAD_LANG (zh*: Chinese), $TAPEGRAD_EXERCISE_TIMEOUT (seconds,
+// default 10), $TAPEGRAD_EXERCISE_FORK=0 (run in this process), $TAPEGRAD_EXERCISE_SOURCE (the learner's
+// file). The command-line driver reads them once, then its arguments override them.
+Options options_from_environment();
 
 // One line of the report: one output (or a finite-difference comparison) on one case.
 struct CheckRow {

@@ -1,4 +1,4 @@
-# The link line of a program built on the library, from the library's own link interface: written to
+# The link line of a learner's check (the grader, the library, and the library's own link interface): written to
 # build/tapegrad_link.txt (one item a line), which scripts/exercise.sh reads to link a learner's check.
 # tapegrad's interface carries xtensor-blas and its BLAS/LAPACK (OpenBLAS): a learner's
 # xt::linalg::dot needs cblas_dgemm on the program's own link line ("DSO missing from command line").
@@ -23,4 +23,4 @@ endfunction()
 tapegrad_interface_files(tapegrad _tapegrad_link)
 list(JOIN _tapegrad_link "\n" _tapegrad_link_lines)
 file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/tapegrad_link.txt
-     CONTENT "$<TARGET_LINKER_FILE:tapegrad>\n${_tapegrad_link_lines}\n")
+     CONTENT "$<TARGET_LINKER_FILE:tapegrad_grader>\n$<TARGET_LINKER_FILE:tapegrad>\n${_tapegrad_link_lines}\n")

@@ -44,9 +44,12 @@ namespace attention_input {
 enum : std::size_t { q, k, v, dy };
 }
 struct AttentionKnobs {
-  bool scale = true;              // 1/√D in dq and dk
+  bool scale_dq = true, scale_dk = true;  // 1/√D in dq, in dk
   bool full_jacobian = true;      // dS = P ⊙ (dP − rowsum(dP ⊙ P)), not P(1 − P) dP
+  bool row_sum_term = true;       // false: dS = P ⊙ dP (the − rowsum(dP ⊙ P) left out)
   bool transpose_probs = true;    // dv = Pᵀ dy, not P dy
+  bool transpose_scores_grad = true;  // dk = dSᵀ q, not dS q
+  bool subtract_max = true;       // P recomputed as exp(s − max)/Σ, not exp(s)/Σ (overflows on large scores)
 };
 
 Outputs attention_by_loops(const Case& c, const AttentionKnobs& kn) {
@@ -55,12 +58,12 @@ Outputs attention_by_loops(const Case& c, const AttentionKnobs& kn) {
   const double scale = 1 / std::sqrt(static_cast<double>(D));
   Array P = xt::zeros<double>({S, Sk});
   for (std::size_t i = 0; i < S; ++i) {
-    double mx = -INFINITY;
+    double mx = kn.subtract_max ? -INFINITY : 0.0;
     for (std::size_t j = 0; j < Sk; ++j) {
       double s = 0;
       for (std::size_t d = 0; d < D; ++d) s += q(i, d) * k(j, d);
       P(i, j) = s * scale;
-      mx = std::max(mx, P(i, j));
+      if (kn.subtract_max) mx = std::max(mx, P(i, j));
     }
     double z = 0;
     for (std::size_t j = 0; j < Sk; ++j) z += (P(i, j) = std::exp(P(i, j) - mx));
@@ -83,15 +86,18 @@ Outputs attention_by_loops(const Case& c, const AttentionKnobs& kn) {
     double dot = 0;
     for (std::size_t j = 0; j < Sk; ++j) dot += dP(i, j) * P(i, j);
     for (std::size_t j = 0; j < Sk; ++j)
-      dS(i, j) = kn.full_jacobian ? P(i, j) * (dP(i, j) - dot) : P(i, j) * (1 - P(i, j)) * dP(i, j);
+      dS(i, j) = !kn.full_jacobian ? P(i, j) * (1 - P(i, j)) * dP(i, j)
+                 : P(i, j) * (dP(i, j) - (kn.row_sum_term ? dot : 0.0));
   }
-  const double f = kn.scale ? scale : 1.0;
+  const double fq = kn.scale_dq ? scale : 1.0, fk = kn.scale_dk ? scale : 1.0;
   Array dq = xt::zeros<double>({S, D}), dk = xt::zeros<double>({Sk, D});
   for (std::size_t i = 0; i < S; ++i)
     for (std::size_t j = 0; j < Sk; ++j)
       for (std::size_t d = 0; d < D; ++d) {
-        dq(i, d) += f * dS(i, j) * k(j, d);
-        dk(j, d) += f * dS(i, j) * q(i, d);
+        dq(i, d) += fq * dS(i, j) * k(j, d);
+        // dS q (no transpose): row j of dk from row j of dS, only defined when S == Sk
+        if (kn.transpose_scores_grad) dk(j, d) += fk * dS(i, j) * q(i, d);
+        else if (i < Sk && j < S) dk(i, d) += fk * dS(i, j) * q(j, d);
       }
   return {dq, dk, dv};
 }
@@ -147,12 +153,15 @@ Spec attention_backward_spec() {
     std::size_t S, D, Dv;
     double spread;
   };
-  for (const Shp& sh : std::vector<Shp>{{3, 4, 4, 1}, {5, 2, 3, 1}, {1, 3, 2, 1}, {4, 8, 5, 3}}) {
+  // The last: scores in the hundreds (q, k ~ 30·randn), where exp(s) overflows unless the row max is
+  // subtracted first, as the forward does.
+  for (const Shp& sh : std::vector<Shp>{{3, 4, 4, 1}, {5, 2, 3, 1}, {1, 3, 2, 1}, {4, 8, 5, 3}, {3, 4, 2, 30}}) {
     Case c;
+    const bool huge = sh.spread > 10;
     c.name = {"S " + std::to_string(sh.S) + ", D " + std::to_string(sh.D) + ", Dv " + std::to_string(sh.Dv) +
-                  (sh.spread > 1 ? ", large scores" : ""),
+                  (huge ? ", scores in the hundreds (exp overflows)" : sh.spread > 1 ? ", large scores" : ""),
               "S " + std::to_string(sh.S) + "，D " + std::to_string(sh.D) + "，Dv " + std::to_string(sh.Dv) +
-                  (sh.spread > 1 ? "，大分数" : "")};
+                  (huge ? "，分数达数百（exp 会溢出）" : sh.spread > 1 ? "，大分数" : "")};
     c.in = {d.normal({sh.S, sh.D}, 0, sh.spread), d.normal({sh.S, sh.D}, 0, sh.spread), d.normal({sh.S, sh.Dv}),
             d.normal({sh.S, sh.Dv})};
     s.cases.push_back(c);
@@ -166,18 +175,47 @@ Spec attention_backward_spec() {
   auto add = [&](const std::string& id, AttentionKnobs k, Text hint) {
     s.mistakes.push_back({id, [k](const Case& c) { return attention_by_loops(c, k); }, std::move(hint), false});
   };
+  const Text scale_missing{
+      "The 1/√D is missing from dq or dk (or both): the scores are q kᵀ/√D, so the scale multiplies both of their "
+      "gradients: dq = dS k / √D, dk = dSᵀ q / √D.",
+      "dq 或 dk（或两者）少了 1/√D：分数是 q kᵀ/√D，所以缩放要乘在两者的梯度上：dq = dS k / √D，dk = dSᵀ q / √D。"};
   AttentionKnobs k;
-  k.scale = false;
-  add("scale_missing", k,
-      {"dq and dk miss the 1/√D: the scores are q kᵀ/√D, so the scale multiplies their gradient too: "
-       "dq = dS k / √D, dk = dSᵀ q / √D.",
-       "dq 和 dk 少了 1/√D：分数是 q kᵀ/√D，所以缩放也乘在它们的梯度上：dq = dS k / √D，dk = dSᵀ q / √D。"});
+  k.scale_dq = k.scale_dk = false;
+  add("scale_missing", k, scale_missing);
+  k = {};
+  k.scale_dq = false;
+  add("scale_missing", k, scale_missing);
+  k = {};
+  k.scale_dk = false;
+  add("scale_missing", k, scale_missing);
   k = {};
   k.full_jacobian = false;
   add("softmax_jacobian_diagonal_only", k,
       {"The softmax's backward uses only the diagonal P(1 − P): each row's probabilities share a denominator, "
        "so dS = P ⊙ (dP − rowsum(dP ⊙ P)).",
        "softmax 的反向只用了对角线 P(1 − P)：每一行的概率共用分母，所以 dS = P ⊙ (dP − rowsum(dP ⊙ P))。"});
+  k = {};
+  k.row_sum_term = false;
+  add("softmax_row_sum_missing", k,
+      {"The softmax's backward lacks its row-sum term: dS = P ⊙ dP is the derivative of exp alone. Each row's "
+       "probabilities share a denominator, so dS = P ⊙ (dP − rowsum(dP ⊙ P)).",
+       "softmax 的反向少了按行求和的那一项：dS = P ⊙ dP 只是 exp 的导数。每一行的概率共用分母，"
+       "所以 dS = P ⊙ (dP − rowsum(dP ⊙ P))。"});
+  k = {};
+  k.transpose_scores_grad = false;
+  add("dk_not_transposed", k,
+      {"dk = dS q, but S = q kᵀ/√D gives dk = dSᵀ q / √D: key j collects column j of dS (every query's score "
+       "against it), not row j.",
+       "dk = dS q，但 S = q kᵀ/√D 给出 dk = dSᵀ q / √D：第 j 个 key 收集 dS 的第 j 列（所有 query 对它的分数），"
+       "而不是第 j 行。"});
+  k = {};
+  k.subtract_max = false;
+  add("max_not_subtracted", k,
+      {"P is recomputed as exp(s) / Σ exp(s) without subtracting the row's max first: with scores in the hundreds "
+       "exp overflows to inf and P becomes inf/inf = NaN. Subtract the max of each row before exp, as the forward "
+       "does: P = exp(s − max(s)) / Σ exp(s − max(s)), the same value without overflow.",
+       "重新计算 P 时没有先减去每行的最大值：exp(s) / Σ exp(s) 在分数达数百时 exp 溢出为 inf，P 变成 inf/inf = NaN。"
+       "像前向那样先减去每行的最大值：P = exp(s − max(s)) / Σ exp(s − max(s))，值相同且不会溢出。"});
   k = {};
   k.transpose_probs = false;
   add("probs_not_transposed", k,

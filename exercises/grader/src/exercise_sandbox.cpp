@@ -136,12 +136,6 @@ std::string read_printed(std::FILE* file) {
   return text;
 }
 
-// The learner's file, as scripts/exercise.sh names it (a sanitizer's frames are matched against it).
-std::string learner_source() {
-  const char* s = std::getenv("TAPEGRAD_EXERCISE_SOURCE");
-  return s ? s : "";
-}
-
 std::string source_line(const std::string& file, int line) {
   std::ifstream in(file);
   std::string text;
@@ -203,7 +197,9 @@ std::string signal_text(int sig) {
 
 }  // namespace
 
-RunResult run_isolated(const std::function<Outputs()>& job, bool isolate, double timeout_seconds) {
+RunResult run_isolated(const std::function<Outputs()>& job, const Options& options) {
+  const bool isolate = options.isolate;
+  const double timeout_seconds = options.timeout_seconds;
   RunResult result;
   if (!isolate) {  // in this process: for gdb, where a crash is what the learner wants to see
     try {
@@ -271,7 +267,7 @@ RunResult run_isolated(const std::function<Outputs()>& job, bool isolate, double
     stderr_text = read_all(stderr_file, kMaxStderr);
     std::fclose(stderr_file);
   }
-  result.sanitizer = parse_sanitizer_report(stderr_text, learner_source(), source_line);
+  result.sanitizer = parse_sanitizer_report(stderr_text, options.source, source_line);
   if (result.sanitizer.id.empty() && !stderr_text.empty() && result.printed.size() < kMaxPrinted)
     result.printed += stderr_text.substr(0, kMaxPrinted - result.printed.size());  // fprintf(stderr, ...)
 

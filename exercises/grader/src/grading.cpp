@@ -12,19 +12,13 @@
 #include "grader.hpp"
 #include "grader_texts.hpp"
 #include "tapegrad/autograd/random.hpp"
+#include "tapegrad/debug/report_language.hpp"
 
 namespace tapegrad::exercise {
 
 NotImplemented::NotImplemented(const std::string& function) : Error("not implemented yet: " + function) {}
 
-std::string language(const std::string& lang) {
-  std::string l = lang;
-  if (l.empty()) {
-    const char* env = std::getenv("TAPEGRAD_LANG");
-    l = env ? env : "";
-  }
-  return l.rfind("zh", 0) == 0 ? "zh" : "en";
-}
+std::string language(const std::string& lang) { return report_language(lang); }
 
 namespace detail {
 
@@ -171,14 +165,6 @@ bool matches(const Array& got, const Array& other, Tolerance tol) {
   return true;
 }
 
-double env_double(const char* name, double fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const double d = std::strtod(v, &end);
-  return end && *end == '\0' && d > 0 ? d : fallback;
-}
-
 std::string case_label(const Case& c, int index, const std::string& lang) {
   return text::case_word.in(lang) + std::to_string(index) + ": " + c.name.in(lang);
 }
@@ -245,8 +231,7 @@ struct CaseRun {
 struct Grading {
   const Spec& spec;
   std::string lang;
-  bool isolate;
-  double timeout;
+  const Options& options;  // how the learner's code runs (isolate, timeout_seconds, source), the hint's level
   std::vector<std::string> names;  // every part's outputs, concatenated
   Report report;
   std::vector<std::string> row_function;  // the learner's function behind each row
@@ -296,7 +281,7 @@ void finite_difference_row(Grading& g, CaseRun& run, const Case& c, const std::s
   for (int pi = 0; pi < fd.forward_part; ++pi) first += g.spec.parts[pi].outputs.size();
   if (!run.outputs[first].present) return;  // the forward did not run
   const Part& forward = g.spec.parts[fd.forward_part];
-  const RunResult r = run_isolated([&] { return Outputs{finite_differences(forward, c, fd)}; }, g.isolate, g.timeout);
+  const RunResult r = run_isolated([&] { return Outputs{finite_differences(forward, c, fd)}; }, g.options);
   const std::string what = g.names[fd.grad_output] + text::vs_fd.in(g.lang);
   run.fd_ran = true;
   if (r.status == RunResult::ok && r.outputs.size() == 1) {
@@ -322,7 +307,7 @@ CaseRun run_case(Grading& g, int ci) {
   run.expected = g.spec.reference(c);
   std::size_t first_output = 0;
   for (const Part& part : g.spec.parts) {
-    const RunResult r = run_isolated([&] { return part.run(c); }, g.isolate, g.timeout);
+    const RunResult r = run_isolated([&] { return part.run(c); }, g.options);
     if (g.report.printed.empty() && !r.printed.empty()) g.report.printed = r.printed;
     part_rows(g, run, part, first_output, r, label);
     first_output += part.outputs.size();
@@ -351,7 +336,10 @@ struct Verdict {
 };
 
 // every_case: stop at the first failing case it does not explain (the pairs: only a full match counts).
-Verdict judge(const Spec& spec, const Mistake& m, const std::vector<CaseRun>& runs, bool every_case = false) {
+// masked: outputs left out (those whose shape is wrong, named beside the mistake that explains the rest).
+Verdict judge(const Spec& spec, const Mistake& m, const std::vector<CaseRun>& runs, bool every_case = false,
+              const std::vector<bool>& masked = {}) {
+  const auto left_out = [&](std::size_t k) { return k < masked.size() && masked[k]; };
   Verdict v;
   for (const CaseRun& run : runs) {
     if (!run.any_present()) continue;
@@ -362,11 +350,13 @@ Verdict judge(const Spec& spec, const Mistake& m, const std::vector<CaseRun>& ru
       theirs.clear();
     }
     const bool valid = theirs.size() == run.outputs.size();
-    const bool wrong = run.wrong_value();
+    bool wrong = false;
+    for (std::size_t k = 0; k < run.outputs.size(); ++k)
+      wrong |= run.outputs[k].present && !run.outputs[k].passed && !left_out(k);
     bool all = valid;
     for (std::size_t k = 0; k < run.outputs.size() && all; ++k) {
       const OutputResult& o = run.outputs[k];
-      if (!o.present) continue;
+      if (!o.present || left_out(k)) continue;
       const bool mistake_right = compare(theirs[k], run.expected[k], kGrade, "en").passed;
       if (m.by_pattern) all = mistake_right == o.passed;
       else all = matches(o.got, theirs[k], kMatch) || (!wrong && mistake_right);
@@ -381,7 +371,9 @@ Verdict judge(const Spec& spec, const Mistake& m, const std::vector<CaseRun>& ru
 
 // The unknown hint, from what the report shows: only shapes wrong; the forward right and the backward
 // not what finite differences of it say; some outputs right everywhere; else where to look first.
-std::string unknown_hint(const Grading& g, const std::vector<CaseRun>& runs) {
+// The hint when no catalogued mistake explains the failures; `diagnosis` becomes constant_factor when an
+// output is off by a named factor (else it stays unknown).
+std::string unknown_hint(const Grading& g, const std::vector<CaseRun>& runs, std::string& diagnosis) {
   const std::string& lang = g.lang;
   std::string hint = text::unknown_start.in(lang);
   const std::size_t n = g.names.size();
@@ -405,6 +397,31 @@ std::string unknown_hint(const Grading& g, const std::vector<CaseRun>& runs) {
     if (run.fd_ran) fd_any = true, fd_failed |= !run.fd_passed, fd_all_passed &= run.fd_passed;
   }
   if (any_wrong && only_shapes) return hint + text::fill(text::only_shapes.in(lang), {{"details", joined(shape_details, lang)}});
+  // An output off by the same named factor on every case it fails (a 1/M left out, √N).
+  for (std::size_t k = 0; k < n; ++k) {
+    std::vector<double> factors;
+    std::vector<const Case*> cases;
+    std::vector<int> indices;
+    for (const CaseRun& run : runs) {
+      const OutputResult& o = run.outputs[k];
+      if (!o.present || o.passed) continue;
+      factors.push_back(scale_between(o.got, run.expected[k]));
+      cases.push_back(&g.spec.cases[run.index]);
+      indices.push_back(run.index);
+    }
+    if (factors.empty() || std::any_of(factors.begin(), factors.end(), [](double f) { return !(f > 0); })) continue;
+    const bool large = std::abs(factors[0]) > 1;
+    std::vector<double> sizes;
+    for (double f : factors) sizes.push_back(large ? std::abs(f) : 1 / std::abs(f));
+    const std::string name = factor_name(sizes, cases);
+    if (name.empty()) continue;
+    std::ostringstream value;
+    value << std::round(sizes[0] * 1000) / 1000;
+    diagnosis = "constant_factor";
+    return hint + text::fill((large ? text::factor_too_large : text::factor_too_small).in(lang),
+                             {{"output", g.names[k]}, {"factor", name}, {"value", value.str()},
+                              {"case", cases_str({indices[0]}, lang)}});
+  }
   const FiniteDifferences& fd = g.spec.fd;
   if (fd.forward_part >= 0) {
     std::size_t first = 0;
@@ -453,15 +470,18 @@ void diagnose(Grading& g, const std::vector<CaseRun>& runs) {
   }
   if (wrong.empty()) {  // nothing ran wrong: what stopped the code (or only finite differences failed)
     report.diagnosis = !first_error.empty() ? first_error : "unknown";
-    report.hint = first_error.empty() ? unknown_hint(g, runs) : run_error_hint(first_error).in(lang);
+    report.hint = first_error.empty() ? unknown_hint(g, runs, report.diagnosis) : run_error_hint(first_error).in(lang);
     return;
   }
   // Cases that threw beside wrong values: the exception's hint is kept after the diagnosis.
   const std::string threw_too = threw.empty() ? "" : text::fill(text::also_threw.in(lang), {{"cases", cases_str(threw, lang)}}) +
                                                          run_error_hint(first_error).in(lang);
+  // The mistake's hint at the level asked for (--hint), level 3 with the learner's line.
+  const int level = g.options.hint_level;
   auto name = [&](const Mistake& m, const std::string& prefix) {
     report.diagnosis = m.id;
-    report.hint = prefix + m.hint.in(lang) + threw_too;
+    report.hint = prefix + hint_at_level(m.hint.in(lang), level, lang) +
+                  (level >= 3 ? line_pointer(report, g.options.source, lang) : "") + threw_too;
   };
   std::vector<Verdict> verdicts;
   for (const Mistake& m : g.spec.mistakes) {
@@ -471,6 +491,34 @@ void diagnose(Grading& g, const std::vector<CaseRun>& runs) {
   for (const Mistake& m : g.spec.pairs) {
     const Verdict v = judge(g.spec, m, runs, true);
     if (!v.contradicted && v.explained.size() == wrong.size()) return name(m, text::pair.in(lang));
+  }
+  // A shape mistake beside a value mistake: the outputs of a wrong shape left out, the mistake that explains
+  // every other failure is named ("<id>+wrong_shape"), and the shapes beside it.
+  std::vector<bool> shape_wrong(g.names.size(), false);
+  std::vector<std::string> shapes;
+  for (const CaseRun& run : runs)
+    for (std::size_t k = 0; k < run.outputs.size(); ++k)
+      if (run.outputs[k].present && run.outputs[k].shape_wrong && !shape_wrong[k]) {
+        shape_wrong[k] = true;
+        shapes.push_back(g.names[k] + " " + shape_str(run.outputs[k].got.shape()) + text::expected.in(lang) +
+                         shape_str(run.expected[k].shape()));
+      }
+  if (std::find(shape_wrong.begin(), shape_wrong.end(), true) != shape_wrong.end()) {
+    std::size_t value_wrong = 0;  // the failing cases with a wrong value in an output of the right shape
+    for (const CaseRun& run : runs) {
+      bool any = false;
+      for (std::size_t k = 0; k < run.outputs.size(); ++k)
+        any |= run.outputs[k].present && !run.outputs[k].passed && !shape_wrong[k];
+      value_wrong += any;
+    }
+    for (const Mistake& m : g.spec.mistakes) {
+      const Verdict v = judge(g.spec, m, runs, false, shape_wrong);
+      if (value_wrong == 0 || v.contradicted || v.explained.size() != value_wrong) continue;
+      name(m, "");
+      report.diagnosis = m.id + "+wrong_shape";
+      report.hint += text::fill(text::shapes_too.in(lang), {{"details", joined(shapes, lang)}});
+      return;
+    }
   }
   // None explains every failing case: the one that explains the most, "partly": at least two failing
   // cases and half of them (one case alone, an N = 1 case say, is a coincidence as often as not), and
@@ -497,17 +545,15 @@ void diagnose(Grading& g, const std::vector<CaseRun>& runs) {
     return;
   }
   report.diagnosis = "unknown";
-  report.hint = unknown_hint(g, runs);
+  report.hint = unknown_hint(g, runs, report.diagnosis);
 }
 
 }  // namespace
 
 Report grade(const Spec& spec, const Options& options) {
-  const char* fork_env = std::getenv("TAPEGRAD_EXERCISE_FORK");
   Grading g{spec,
-            language(options.lang),
-            options.isolate && !(fork_env && std::string(fork_env) == "0"),
-            options.timeout_seconds > 0 ? options.timeout_seconds : env_double("TAPEGRAD_EXERCISE_TIMEOUT", 10.0),
+            language_code(options.lang),
+            options,
             {},
             {},
             {},

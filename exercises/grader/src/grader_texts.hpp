@@ -34,11 +34,22 @@ inline const Text also_threw{" Besides, {cases} threw an exception: ", " 另外�
 inline const Text wrong_value_too{" {cases} ran and gave wrong values, which no known mistake explains.",
                                   " {cases}运行了但数值不对，没有已知的错误能解释。"};
 inline const Text unknown_start{"No known mistake matches your results. ", "没有已知的错误与你的结果吻合。"};
+inline const Text shapes_too{" Besides, a shape is wrong ({details}): a gradient has the shape of what it is the "
+                             "gradient of (a bias or γ shared by every row: the sum over the rows).",
+                             "另外，有形状不对（{details}）：梯度的形状与对应的量相同（被每一行共用的偏置或 γ：对所有行求和）。"};
 inline const Text only_shapes{"Only the shapes are wrong ({details}). A gradient has the shape of what it is the "
                               "gradient of; a parameter shared by every row (γ, β, a bias) gets the sum over every "
                               "axis but the last, as a parameter of shape (N) does.",
                               "只有形状不对（{details}）。梯度的形状与对应的量相同；被每一行共用的参数（γ、β、偏置）"
                               "的梯度要对除最后一个轴以外的所有轴求和，形状为 (N)。"};
+inline const Text factor_too_large{"{output} is {factor} times too large on every failing case ({factor} = {value} "
+                                   "in {case}): a 1/{factor} is missing.",
+                                   "{output} 在每个失败的用例上都大了 {factor} 倍（{case}中 {factor} = {value}）：少了一个 1/{factor}。"};
+inline const Text factor_too_small{"{output} is {factor} times too small on every failing case ({factor} = {value} "
+                                   "in {case}): it is divided by {factor} once too often (or a factor {factor} is "
+                                   "missing).",
+                                   "{output} 在每个失败的用例上都小了 {factor} 倍（{case}中 {factor} = {value}）："
+                                   "多除了一个 {factor}（或者少乘了 {factor}）。"};
 inline const Text forward_right_fd_wrong{
     "Your forward is right, and {output} disagrees with finite differences of it: the bug is in the backward.",
     "你的前向是对的，而 {output} 与它的有限差分不一致：错误在反向里。"};
@@ -52,6 +63,9 @@ inline const Text some_outputs_right{"{right} right on every case and {wrong} no
 inline const Text compare_worst{"Compare the worst elements above with the formula, on the smallest failing case "
                                 "first ({case}).",
                                 "先在最小的失败用例上（{case}），对照上面最差的元素和公式检查。"};
+inline const Text look_at_line{" Look at line {line} of {file}, where {output} is computed: {code}",
+                               "看 {file} 的第 {line} 行，{output} 在那里计算：{code}"};
+inline const Text look_in_function{" Look at where {function} computes {output}.", "看 {function} 里计算 {output} 的地方。"};
 inline const Text are{" are", " "};
 inline const Text is{" is", " "};
 

@@ -46,6 +46,11 @@ const Text kPostPreSwapped{
     "sum: LN(x + F(x)). Pre-Norm (GPT, Llama) normalizes the sublayer's input only: x + F(LN(x)).",
     "Post-Norm 和 Pre-Norm 写反了。Post-Norm（原始 Transformer）在残差相加之后归一化：LN(x + F(x))。"
     "Pre-Norm（GPT、Llama）只归一化子层的输入：x + F(LN(x))。"};
+const Text kResidualAfterNorm{
+    "Your Post-Norm adds the residual after the norm: y = x + LN(F(x)). Post-Norm normalizes the sum, "
+    "y = LN(x + F(x)): the residual goes inside the norm, so every block's output has the norm's scale.",
+    "你的 Post-Norm 在归一化之后才加残差：y = x + LN(F(x))。Post-Norm 归一化的是和："
+    "y = LN(x + F(x))：残差要放在归一化里面，这样每个块的输出都有归一化后的尺度。"};
 const Text kResidualOfNormalized{
     "Your Pre-Norm adds LN(x) instead of x: y = LN(x) + F(LN(x)). The residual must carry the raw x, "
     "untouched by any norm; that unnormalized path is why Pre-Norm trains deep stacks stably.",
@@ -182,6 +187,11 @@ Tensor pre(const std::vector<Tensor>& t, const Case& c) { return residual(t[0], 
 Spec post_norm_spec() {
   Spec s = block_spec("post_norm", post, 8);
   s.mistakes.push_back(wiring("post_pre_swapped", 5, pre, kPostPreSwapped));
+  s.mistakes.push_back(wiring("residual_after_norm", 5,
+                              [](const std::vector<Tensor>& t, const Case& c) {
+                                return add(t[0], ln(linear(t[0], t[1], t[2]), t[3], t[4], c));
+                              },
+                              kResidualAfterNorm));
   s.mistakes.push_back(wiring("residual_missing", 5,
                               [](const std::vector<Tensor>& t, const Case& c) { return ln(linear(t[0], t[1], t[2]), t[3], t[4], c); },
                               kResidualMissing));

@@ -1,18 +1,17 @@
-"""exercises/table.tsv, the one list of the exercises, read: for the planter (plant_mistakes.py), the notebook
-generator (tools/exercise_notebooks.py) and the notebook tests. scripts/exercise.sh and the library (through
-cmake/exercise_table.cmake) read the same file."""
+"""exercises/table.tsv, the one list of the exercises, read: for the planter (tests/exercises/plant_mistakes.py), the
+notebook generator (tools/exercise_notebooks.py) and the notebook tests. scripts/exercise.sh and the grader (through
+exercises/grader/exercise_table.cmake) read the same file."""
 
 import os
 import re
 from collections import namedtuple
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(ROOT, "exercises", "table.tsv")
+COLUMNS = "number name functions parts notebook title_en title_zh"
 
-Exercise = namedtuple("Exercise", "number name check notebook title_en title_zh")
-
-# The learner's functions in a check call: the names ending in _forward, _backward or _step (not check_*).
-FUNCTION = re.compile(r"\b(?!check_)([a-z_0-9]+_(?:forward|backward|step))\b")
+# functions: the learner's function names (a list); parts: the grader's call with them (`o`: the Options).
+Exercise = namedtuple("Exercise", COLUMNS)
 
 
 def exercises():
@@ -22,19 +21,21 @@ def exercises():
             if not line[:1].isdigit():
                 continue
             cols = line.rstrip("\n").split("\t")
-            if len(cols) != 6:
-                raise SystemExit("exercises/table.tsv: a row has %d columns, not 6: %r" % (len(cols), line))
-            rows.append(Exercise(int(cols[0]), *cols[1:]))
+            if len(cols) != len(COLUMNS.split()):
+                raise SystemExit("exercises/table.tsv: a row has %d columns, not %d (%s): %r"
+                                 % (len(cols), len(COLUMNS.split()), COLUMNS, line))
+            e = Exercise(int(cols[0]), cols[1], cols[2].split(), *cols[3:])
+            missing = [f for f in e.functions if not re.search(r"\b%s\b" % f, e.parts)]
+            if missing:
+                raise SystemExit("exercises/table.tsv: %s's parts do not call %s" % (e.name, " ".join(missing)))
+            rows.append(e)
     return rows
 
 
-def functions(check):
-    return FUNCTION.findall(check)
-
-
-def qualified(check, namespace):
-    """The check call with the learner's functions taken from `namespace` (a planted mistake's)."""
-    return FUNCTION.sub(lambda m: namespace + "::" + m.group(1), check)
+def qualified(exercise, namespace):
+    """The exercise's parts with the learner's functions taken from `namespace` (a planted mistake's)."""
+    names = "|".join(map(re.escape, exercise.functions))
+    return re.sub(r"\b(%s)\b" % names, lambda m: namespace + "::" + m.group(1), exercise.parts)
 
 
 def readme_rows(path):

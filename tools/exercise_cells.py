@@ -1,6 +1,6 @@
 """An exercise file cut into notebook cells: its preamble (comments, #include lines, helpers) and its top-level
 function definitions, each with its name. Used by tools/exercise_notebooks.py (the skeleton cells) and
-exercise_notebook.py (a solution or a planted mistake filled into them)."""
+tests/exercises/exercise_notebook.py (a solution or a planted mistake filled into them)."""
 
 import re
 
