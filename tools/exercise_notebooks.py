@@ -32,6 +32,11 @@ TITLES = {  # (English, 中文)
     "exercise_ffn_and_blocks": ("The FFN and the Add & Norm, Post-Norm and Pre-Norm blocks by hand",
                                 "手撕 FFN 与 Add & Norm、Post-Norm、Pre-Norm 块"),
     "exercise_softmax_attention_adam": ("Softmax, attention and Adam by hand", "手撕 softmax、注意力和 Adam"),
+    "exercise_softmax_cross_entropy": ("The safe and the online softmax, and cross-entropy, by hand",
+                                       "手撕安全 softmax、在线 softmax 和交叉熵"),
+    "exercise_multi_head_attention": ("Multi-head attention with masks, its backward, and GQA by hand",
+                                      "手撕带掩码的多头注意力、它的反向和 GQA"),
+    "exercise_rope": ("RoPE forward and backward by hand", "手撕 RoPE 前向和反向"),
 }
 
 

@@ -4,7 +4,9 @@ solution, <NN>_<exercise>__<id>.cpp, made from the reference solution in exercis
 edit a learner would make (or written out where the change is larger), and the test that checks each
 is failed AND diagnosed with its own id (test_exercise_mistakes.cpp). The build writes them all at
 build time (tests/exercises/tests.cmake); two are kept in tests/exercises/mistakes/ as examples
-(exercises/README.md and the notebook tests use them).
+(exercises/README.md and the notebook tests use them). The other files there, <NN>_<exercise>__<id>.cpp or
+<NN>_<exercise>__<id>__<variant>.cpp, are mistakes written by hand (exercises 11 onwards): copied beside the
+planted ones and checked the same way.
 
   tests/exercises/plant_mistakes.py --out DIR   write every mistake into DIR/mistakes/ and the test into DIR
   tests/exercises/plant_mistakes.py --check     exit 1 if the kept examples differ from what it writes
@@ -14,6 +16,7 @@ Each edit must apply exactly (the old text is in the solution), so a changed sol
 """
 
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -331,12 +334,12 @@ def test_file(ms):
            '// there they are no-ops).',
            '#include "exercise_test_common.hpp"',
            '']
-    for ex, id_, _, _ in ms:
-        out += ["namespace %s {" % ns(ex, id_), '#include "mistakes/%s"' % file_name(ex, id_), "}  // namespace %s" % ns(ex, id_)]
+    for ex, id_, name in ms:
+        out += ["namespace %s {" % ns(name), '#include "mistakes/%s"' % name, "}  // namespace %s" % ns(name)]
     out += ["", "namespace {", "", "using namespace tapegrad::exercise;", "",
             "const std::vector<Planted>& planted() {", "  static const std::vector<Planted> p = {"]
-    for ex, id_, _, _ in ms:
-        out.append('      {"%s", "%s", [](const Options& o) { return %s; }},' % (ex, id_, qualified(EXERCISES[ex], ns(ex, id_))))
+    for ex, id_, name in ms:
+        out.append('      {"%s", "%s", [](const Options& o) { return %s; }},' % (ex, id_, qualified(EXERCISES[ex], ns(name))))
     out += ["  };", "  return p;", "}", "", "}  // namespace", "",
             'TEST_CASE("exercise: every catalogued mistake has a planted wrong solution", "[exercise]") {',
             "  check_catalogue_covered(planted());", "}", ""]
@@ -346,12 +349,28 @@ def test_file(ms):
     return "\n".join(out)
 
 
-def ns(ex, id_):
-    return "planted_%s__%s" % (ex, id_)
+def ns(name):
+    return "planted_" + name[:-len(".cpp")]
 
 
 # The examples kept in the tree (the others are written into the build).
 KEPT = ["03_layer_norm_backward__mean_term_missing.cpp", "09_attention_backward__scale_missing.cpp"]
+KEPT_DIR = os.path.join(HERE, "mistakes")
+# A mistake written by hand: NN_<exercise>__<id>.cpp, or NN_<exercise>__<id>__<variant>.cpp for a second way.
+HAND_WRITTEN = re.compile(r"^(\d\d)_([a-z_0-9]+?)__([a-z_0-9]+?)(?:__[a-z_0-9]+)?\.cpp$")
+
+
+def hand_written():
+    """(exercise, id, file name) of each mistake written by hand in tests/exercises/mistakes/."""
+    out = []
+    for name in sorted(os.listdir(KEPT_DIR)):
+        m = HAND_WRITTEN.match(name)
+        if name in KEPT or not m:
+            continue
+        if m.group(2) not in NUMBER or NUMBER[m.group(2)] != int(m.group(1)):
+            raise SystemExit("plant_mistakes.py: %s names no exercise of exercises/table.tsv" % name)
+        out.append((m.group(2), m.group(3), name))
+    return out
 
 
 def write_if_changed(path, text):
@@ -368,32 +387,37 @@ def main():
     args = sys.argv[1:]
     ms = mistakes()
     texts = {file_name(ex, id_): mistake_file(ex, id_, what, text) for ex, id_, what, text in ms}
+    by_hand = hand_written()
+    listed = [(ex, id_, file_name(ex, id_)) for ex, id_, _, _ in ms] + by_hand
     if args[:1] == ["--out"] and len(args) == 2:
         out = args[1]
+        for _, _, name in by_hand:
+            texts[name] = open(os.path.join(KEPT_DIR, name), encoding="utf-8").read()
         written = sum(write_if_changed(os.path.join(out, "mistakes", name), text) for name, text in texts.items())
-        written += write_if_changed(os.path.join(out, "test_exercise_mistakes.cpp"), test_file(ms))
+        written += write_if_changed(os.path.join(out, "test_exercise_mistakes.cpp"), test_file(listed))
         stale = set(os.listdir(os.path.join(out, "mistakes"))) - set(texts)
         for name in stale:  # a mistake no longer planted
             os.remove(os.path.join(out, "mistakes", name))
-        print("%d planted mistakes in %s, %d files written" % (len(ms), out, written))
+        print("%d planted mistakes (%d written by hand) in %s, %d files written" % (len(listed), len(by_hand), out, written))
         return 0
     if args not in (["--check"], ["--examples"]):
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    kept_dir = os.path.join(HERE, "mistakes")
+    kept_dir = KEPT_DIR
     if args == ["--examples"]:
         for name in KEPT:
             write_if_changed(os.path.join(kept_dir, name), texts[name])
         return 0
     stale = [name for name in KEPT if not os.path.exists(os.path.join(kept_dir, name))
              or open(os.path.join(kept_dir, name), encoding="utf-8").read() != texts[name]]
-    extra = sorted(set(os.listdir(kept_dir)) - set(KEPT))
+    extra = sorted(set(os.listdir(kept_dir)) - set(KEPT) - {name for _, _, name in by_hand})
     if stale or extra:
         print("plant_mistakes.py --check: %s%s" % (
             "out of date (run --examples): %s" % ", ".join(stale) if stale else "",
             "; not kept examples (the build writes them): %s" % ", ".join(extra) if extra else ""))
         return 1
-    print("PASS: the %d kept examples of %d planted mistakes are up to date" % (len(KEPT), len(ms)))
+    print("PASS: the %d kept examples of %d planted mistakes are up to date (and %d written by hand)"
+          % (len(KEPT), len(ms), len(by_hand)))
     return 0
 
 

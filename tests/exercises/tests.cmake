@@ -8,10 +8,11 @@ find_program(TAPEGRAD_EXERCISE_PYTHON NAMES python3)
 # kept in tests/exercises/mistakes/ as examples, which exercise.planted_up_to_date compares.
 set(TAPEGRAD_PLANTED_DIR ${CMAKE_CURRENT_BINARY_DIR}/planted)
 file(GLOB _ex_solutions CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/exercises/solutions/*.cpp)
+file(GLOB _ex_hand_written CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/mistakes/*.cpp)  # exercises 11 onwards
 add_custom_command(OUTPUT ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp
   COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py --out ${TAPEGRAD_PLANTED_DIR}
   DEPENDS ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py ${PROJECT_SOURCE_DIR}/tools/exercise_table.py
-          ${PROJECT_SOURCE_DIR}/exercises/table.tsv ${_ex_solutions}
+          ${PROJECT_SOURCE_DIR}/exercises/table.tsv ${_ex_solutions} ${_ex_hand_written}
   COMMENT "Planting the exercises' mistakes (tests/exercises/plant_mistakes.py)" VERBATIM)
 target_sources(tapegrad_tests PRIVATE ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp)
 # exercise_test_common.hpp, and the LayerNorm solutions a planted blocks file includes ("solutions/...").
@@ -67,6 +68,20 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
     --fill softmax_backward=${_ex_sol}/08_softmax_backward_solution.cpp
     --fill attention_backward=${CMAKE_CURRENT_LIST_DIR}/mistakes/09_attention_backward__scale_missing.cpp
     --fill adam_step=${_ex_sol}/10_adam_step_solution.cpp)
+  # Exercises 11 to 16: solved, and a planted mistake each with the report in Chinese.
+  add_exercise_notebook_test(exercise_softmax_cross_entropy.solved exercise_softmax_cross_entropy
+    --fill softmax=${_ex_sol}/11_softmax_solution.cpp --fill cross_entropy=${_ex_sol}/12_cross_entropy_solution.cpp)
+  add_exercise_notebook_test(exercise_multi_head_attention.solved exercise_multi_head_attention
+    --fill multi_head_attention=${_ex_sol}/13_multi_head_attention_solution.cpp
+    --fill multi_head_attention_backward=${_ex_sol}/14_multi_head_attention_backward_solution.cpp
+    --fill grouped_query_attention=${_ex_sol}/15_grouped_query_attention_solution.cpp)
+  add_exercise_notebook_test(exercise_multi_head_attention.mistake exercise_multi_head_attention --lang zh
+    --fill multi_head_attention=${CMAKE_CURRENT_LIST_DIR}/mistakes/13_multi_head_attention__mask_after_softmax.cpp
+    --fill multi_head_attention_backward=${_ex_sol}/14_multi_head_attention_backward_solution.cpp
+    --fill grouped_query_attention=${CMAKE_CURRENT_LIST_DIR}/mistakes/15_grouped_query_attention__kv_heads_tiled.cpp)
+  add_exercise_notebook_test(exercise_rope.solved exercise_rope --fill rope=${_ex_sol}/16_rope_solution.cpp)
+  add_exercise_notebook_test(exercise_rope.mistake exercise_rope --lang zh
+    --fill rope=${CMAKE_CURRENT_LIST_DIR}/mistakes/16_rope__other_style.cpp)
 endif()
 # The generated exercise notebooks are what the exercise files say now.
 add_test(NAME exercise.notebooks_up_to_date

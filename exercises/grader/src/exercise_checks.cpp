@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "exercise_llm_common.hpp"  // the specs of exercises 11 to 16
 #include "grader.hpp"
 
 namespace tapegrad::exercise {

@@ -189,6 +189,9 @@ int main_with(int argc, char** argv, const std::function<Report(const Options&)>
 
 }  // namespace tapegrad::exercise
 
+// Exercises 11 to 16: softmax, cross-entropy, multi-head and grouped-query attention, RoPE.
+#include "tapegrad_grader/exercise_llm.hpp"
+
 // ---- notebook-only: the report as an HTML table (the same guard as display.hpp) ----
 #if defined(TAPEGRAD_XEUS) || defined(TAPEGRAD_WITH_MIME_BUNDLE)
 #include <nlohmann/json.hpp>
