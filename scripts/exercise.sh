@@ -39,9 +39,8 @@ check_call() { column_of "$1" 4; }
 # In order: the NN_ prefix; a file's marker line (`// exercise: <name>`, or the skeletons' header
 # `// Exercise N:`); the name as a whole word (bounded by the ends or `_`), the earliest in the name
 # winning (blocks_residual_missing is blocks, not residual).
-exercise_by_number() {
-  local n=$((10#$1))
-  ((n >= 1 && n <= ${#names[@]})) && echo "${names[n-1]}"
+exercise_by_number() {  # by the table's number column (the numbers need not be contiguous)
+  awk -F'\t' -v n="$((10#$1))" '/^[0-9]/ && $1 == n {print $2}' "$table" | grep .
 }
 exercise_of() {
   local arg="$1" base n marker best="" best_at=100000 at rest

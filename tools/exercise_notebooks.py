@@ -37,6 +37,8 @@ TITLES = {  # (English, 中文)
     "exercise_multi_head_attention": ("Multi-head attention with masks, its backward, and GQA by hand",
                                       "手撕带掩码的多头注意力、它的反向和 GQA"),
     "exercise_rope": ("RoPE forward and backward by hand", "手撕 RoPE 前向和反向"),
+    "exercise_llm_parts": ("A language model's parts by hand: the KV cache, SwiGLU, LoRA, dropout and sampling",
+                           "手撕语言模型的部件：KV cache、SwiGLU、LoRA、dropout 和采样"),
 }
 
 

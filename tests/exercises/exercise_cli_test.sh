@@ -176,7 +176,8 @@ printf '// exercise: layer_norm_forward\n#include "tapegrad_grader/exercise.hpp"
   > "$scratch/broken.cpp"
 expect "a compile error is reported" 1 '^result: fail diagnosis=compile_error$' 'does not compile' -- \
   "$ex" check "$scratch/broken.cpp"
-# list reads exercises/table.tsv and compiles nothing (it used to check every skeleton: minutes).
+# list reads exercises/table.tsv and compiles nothing (it used to check every skeleton: minutes). Its last line is
+# the table's last exercise.
 touch "$scratch/list_start"
 # the last line is the table's last exercise (the list grows with the table)
 last_exercise=$(awk -F'\t' '/^[0-9]/ {name = $2} END {print name}' "$src/exercises/table.tsv")

@@ -2,8 +2,10 @@
 // What the exercise tests share: the headers every learner file includes (included here first, so
 // that a learner file included inside a namespace does not re-open them there), and the checks.
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <string>
 #include <vector>
 

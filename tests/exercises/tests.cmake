@@ -82,6 +82,14 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
   add_exercise_notebook_test(exercise_rope.solved exercise_rope --fill rope=${_ex_sol}/16_rope_solution.cpp)
   add_exercise_notebook_test(exercise_rope.mistake exercise_rope --lang zh
     --fill rope=${CMAKE_CURRENT_LIST_DIR}/mistakes/16_rope__other_style.cpp)
+  # Exercises 17-21 (a language model's parts), solved, and with dropout's 1/(1 − p) left out, in Chinese.
+  set(_ex_llm_solved --fill kv_cache_decode=${_ex_sol}/17_kv_cache_decode_solution.cpp
+    --fill swiglu=${_ex_sol}/18_swiglu_solution.cpp --fill lora=${_ex_sol}/19_lora_solution.cpp
+    --fill sampling=${_ex_sol}/21_sampling_solution.cpp)
+  add_exercise_notebook_test(exercise_llm_parts.solved exercise_llm_parts ${_ex_llm_solved}
+    --fill dropout=${_ex_sol}/20_dropout_solution.cpp)
+  add_exercise_notebook_test(exercise_llm_parts.mistake exercise_llm_parts --lang zh ${_ex_llm_solved}
+    --fill dropout=${CMAKE_CURRENT_LIST_DIR}/mistakes/20_dropout__inverted_scale_missing.cpp)
 endif()
 # The generated exercise notebooks are what the exercise files say now.
 add_test(NAME exercise.notebooks_up_to_date
