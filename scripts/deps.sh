@@ -11,7 +11,9 @@ lock_timeout="${TAPEGRAD_APT_LOCK_TIMEOUT:-600}"
 build=(cmake make g++ pkg-config libxtensor-dev libxtensor-blas-dev libopenblas-dev
        catch2 libcli11-dev nlohmann-json3-dev ccache
        libgraphviz-dev)  # draw(): Graphviz's layout library
-lab=(gnuplot-nox fonts-noto-cjk)  # fonts-noto-cjk: the Chinese plots and page (--lang zh)
+# fonts-noto-cjk: the Chinese plots and page (--lang zh); fortunes-zh and fortunes: the text tasks' corpora
+# (tapegrad-depth poems: the Tang poems, /usr/share/games/fortunes/tang300, and English fortunes).
+lab=(gnuplot-nox fonts-noto-cjk fortunes-zh fortunes)
 # The notebooks' Jupyter kernel (kernel/): xeus 2.4.1 and clang 22's incremental interpreter.
 kernel=(xeus-dev libzmq3-dev libclang-22-dev libclang-cpp22-dev llvm-22-dev clang-22 libclang-common-22-dev)
 # Running the notebooks: nbclient and jupyter_client (the tests), the classic notebook page

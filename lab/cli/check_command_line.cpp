@@ -61,6 +61,10 @@ SweepGrid grid_of(const CommandLine& o) {
     for (const std::string& key : o.fields_given)
       if (run_field(key).transformer_only)
         throw BadArguments(option_of(o, key) + " applies to --arch transformer only");
+  if (g.base.task != Task::synthetic)
+    throw BadArguments(option_of(o, "task") + " " + to_string(g.base.task) +
+                       ": a text task is trained by `tapegrad-depth poems --task " + to_string(g.base.task) +
+                       "`; the depth sweep runs the synthetic tasks only");
   return g;
 }
 

@@ -51,5 +51,7 @@ int run_sweep(const Command& command, const std::atomic<bool>& stop);
 int run_merge(const Command& command);
 int run_dump(const Command& command);
 int run_diagnose(const Command& command);
+// `tapegrad-depth poems [options]`: its own options (poems --help), read before the sweep's parser (poems_command.cpp).
+int run_poems_command(int argc, char** argv);
 
 }  // namespace tapegrad::lab::cli

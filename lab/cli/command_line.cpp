@@ -153,6 +153,12 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
                                                   "runs/ and sweep.json:  report DIR (nothing else; in the language "
                                                   "of $TAPEGRAD_LANG)");
   report->allow_extras();
+  // `poems` too is run before this parser (depth_main.cpp, poems_command.cpp); here for --help.
+  CLI::App* poems = app.add_subcommand("poems", "Train a small GPT on the Tang poems (or English fortunes), report "
+                                                "its validation bits per character against the unigram and bigram "
+                                                "baselines, and write text from a prompt:  poems [options] (first; "
+                                                "poems --help lists them)");
+  poems->allow_extras();
 
   try {
     app.parse(argc, argv);
@@ -161,6 +167,10 @@ std::optional<int> parse_command_line(int argc, char** argv, CommandLine& o) {
     return code == 0 ? kExitDone : kExitBadArguments;
   }
   o.merge = merge->parsed();
+  if (poems->parsed()) {
+    std::cerr << "tapegrad-depth: poems comes first, before its options: tapegrad-depth poems [options]\n";
+    return kExitBadArguments;
+  }
   if (report->parsed()) {
     std::cerr << "tapegrad-depth: report takes one folder and no options: tapegrad-depth report DIR\n";
     return kExitBadArguments;

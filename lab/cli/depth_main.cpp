@@ -4,7 +4,7 @@
 //
 // main reads the command line (command_line.cpp), checks it once (check_command_line.cpp),
 // and hands it to one run mode: sweep_command.cpp, merge_command.cpp or dump_command.cpp
-// (`tapegrad-depth report DIR`: report_command.cpp).
+// (`tapegrad-depth report DIR`: report_command.cpp; `tapegrad-depth poems`: poems_command.cpp).
 // The lab's pieces are in lab/include/tapegrad/lab/; --help for use.
 
 #include <malloc.h>
@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   }
 
   if (argc >= 2 && std::string(argv[1]) == "report") return run_report_command(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "poems") return run_poems_command(argc, argv);
   CommandLine line;
   if (const auto status = parse_command_line(argc, argv, line)) return *status;
   std::signal(SIGINT, on_signal);

@@ -12,7 +12,8 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-ProgressBar::ProgressBar(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+ProgressBar::ProgressBar(bool enabled, std::string unit)
+    : enabled_(enabled), unit_(std::move(unit)), start_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::update(std::size_t done, std::size_t total) {
   if (!enabled_ || total == 0) return;
@@ -21,7 +22,7 @@ void ProgressBar::update(std::size_t done, std::size_t total) {
   const std::string bar = std::string(filled, '#') + std::string(width - filled, '-');
   const std::string eta =
       done ? "  ~" + clock_text(elapsed / static_cast<double>(done) * static_cast<double>(total - done)) + " left" : "";
-  std::fprintf(stderr, "\r[%s] %zu/%zu runs  %s elapsed%s   ", bar.c_str(), done, total, clock_text(elapsed).c_str(),
+  std::fprintf(stderr, "\r[%s] %zu/%zu %s  %s elapsed%s   ", bar.c_str(), done, total, unit_.c_str(), clock_text(elapsed).c_str(),
                eta.c_str());
   if (done == total) std::fprintf(stderr, "\n");
   std::fflush(stderr);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <utility>
 
 namespace tapegrad::lab::cli {
 
@@ -12,12 +13,14 @@ std::string clock_text(double seconds);
 
 class ProgressBar {
  public:
-  explicit ProgressBar(bool enabled);  // disabled: draws nothing (stderr not a terminal)
+  // disabled: draws nothing (stderr not a terminal). unit: what is counted ("runs", "steps").
+  explicit ProgressBar(bool enabled, std::string unit = "runs");
   void update(std::size_t done, std::size_t total);
   double seconds() const;  // since construction
 
  private:
   bool enabled_;
+  std::string unit_;
   std::chrono::steady_clock::time_point start_;
 };
 

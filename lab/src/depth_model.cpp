@@ -33,16 +33,35 @@ std::pair<std::string, const nn::Linear*> ffn_output(const nn::FFN& ffn) {
 
 }  // namespace
 
-DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"), transformer(is_transformer(c)) {
-  const std::size_t hidden = ffn_hidden(c);
+nn::ResidualBlockOptions residual_options(const RunConfig& c) {
   nn::ResidualBlockOptions residual;
   residual.norm = lab::to_string(c.norm);
-  double beta = 1.0;  // DeepNorm's weight scale inside the blocks
   if (c.placement == nn::Placement::deepnorm) {
     const auto dn = nn::deepnorm_constants(c.depth);
     residual.deepnorm_alpha = dn.alpha;
-    residual.deepnorm_beta = beta = dn.beta;
+    residual.deepnorm_beta = dn.beta;
   }
+  return residual;
+}
+
+nn::TransformerBlockOptions transformer_block_options(const RunConfig& c) {
+  nn::TransformerBlockOptions options;
+  options.hidden = ffn_hidden(c);
+  options.activation = tapegrad::to_string(c.activation);
+  options.residual = residual_options(c);
+  if (has_llama_attention(c)) {  // LLaMA's attention: separate projections without biases, RoPE, GQA
+    options.separate_qkv = true;
+    options.num_kv_heads = c.kv_heads;
+    if (c.positions == Positions::rope) options.rope = RopeStyle::half_split;
+    if (c.positions == Positions::rope_interleaved) options.rope = RopeStyle::interleaved;
+  }
+  return options;
+}
+
+DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"), transformer(is_transformer(c)) {
+  const std::size_t hidden = ffn_hidden(c);
+  nn::ResidualBlockOptions residual = residual_options(c);
+  const double beta = c.placement == nn::Placement::deepnorm ? residual.deepnorm_beta : 1.0;  // inside the blocks
   if (transformer) {
     token_embedding = register_module("token_embedding", std::make_shared<nn::Embedding>(c.classes, c.d, gen));
     if (c.positions == Positions::learned)  // RoPE puts the positions into every attention instead
@@ -53,17 +72,7 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"
   blocks = register_module("blocks", std::make_shared<nn::Sequential>());
   for (std::size_t l = 0; l < c.depth; ++l) {
     if (transformer) {
-      nn::TransformerBlockOptions options;
-      options.hidden = hidden;
-      options.activation = tapegrad::to_string(c.activation);
-      options.residual = residual;
-      if (has_llama_attention(c)) {  // LLaMA's attention: separate projections without biases, RoPE, GQA
-        options.separate_qkv = true;
-        options.num_kv_heads = c.kv_heads;
-        if (c.positions == Positions::rope) options.rope = RopeStyle::half_split;
-        if (c.positions == Positions::rope_interleaved) options.rope = RopeStyle::interleaved;
-      }
-      blocks->append(std::make_shared<nn::TransformerBlock>(c.d, c.heads, c.placement, options, gen));
+      blocks->append(std::make_shared<nn::TransformerBlock>(c.d, c.heads, c.placement, transformer_block_options(c), gen));
     } else {
       residual.sublayer_name = "ffn";  // PyTorch's state_dict keys: blocks.3.ffn.fc1.weight
       blocks->append(std::make_shared<nn::ResidualBlock>(std::make_shared<nn::FFN>(c.d, hidden, tapegrad::to_string(c.activation), gen),

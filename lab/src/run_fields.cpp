@@ -73,6 +73,12 @@ const std::vector<std::string>& choice_names<EmbedScale>() {
   return names;
 }
 
+template <>
+const std::vector<std::string>& choice_names<Task>() {
+  static const std::vector<std::string> names{"synthetic", "poems", "english"};
+  return names;
+}
+
 template <class E>
 E parse_choice(const std::string& name) {
   const auto& names = choice_names<E>();
@@ -93,12 +99,14 @@ template RunPrecision parse_choice<RunPrecision>(const std::string&);
 template FinalNormMode parse_choice<FinalNormMode>(const std::string&);
 template EmbedScale parse_choice<EmbedScale>(const std::string&);
 template Positions parse_choice<Positions>(const std::string&);
+template Task parse_choice<Task>(const std::string&);
 
 std::string to_string(Arch v) { return choice_names<Arch>().at(static_cast<std::size_t>(v)); }
 std::string to_string(Init v) { return choice_names<Init>().at(static_cast<std::size_t>(v)); }
 std::string to_string(NormKind v) { return choice_names<NormKind>().at(static_cast<std::size_t>(v)); }
 std::string to_string(FinalNormMode v) { return choice_names<FinalNormMode>().at(static_cast<std::size_t>(v)); }
 std::string to_string(EmbedScale v) { return choice_names<EmbedScale>().at(static_cast<std::size_t>(v)); }
+std::string to_string(Task v) { return choice_names<Task>().at(static_cast<std::size_t>(v)); }
 std::string to_string(Positions v) { return choice_names<Positions>().at(static_cast<std::size_t>(v)); }
 std::string to_string(RunPrecision v) { return choice_names<RunPrecision>().at(static_cast<std::size_t>(v)); }
 
@@ -364,6 +372,14 @@ std::vector<Field> make_table() {
                   .id(20, S::unless_default, "kv")
                   .transformer_only()
                   .in_init_seed()
+                  .omitted_at_default());
+  // The data: in the id ("..._poems") and the files only away from synthetic. Not in the init seed: a text task's
+  // vocabulary (classes) already is.
+  t.push_back(row("task", &RunConfig::task, R::task, "--task", "a task",
+                  "synthetic (the teacher task for ffn, the copy task for transformer), or character-level language "
+                  "modelling: poems (the Tang poems of fortunes-zh) or english (the fortunes package); the text "
+                  "tasks are trained by `tapegrad-depth poems`")
+                  .id(21, S::unless_default, "")
                   .omitted_at_default());
   return t;
 }

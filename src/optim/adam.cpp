@@ -62,6 +62,27 @@ Adam::Adam(std::string name, std::vector<Tensor> params, const AdamOptions& opti
   state_.resize(this->params().size());
 }
 
+void Adam::load_state(std::vector<AdamParamState> states) {
+  if (states.size() != params().size())
+    throw Error("Adam.load_state: " + std::to_string(states.size()) + " states for " +
+                std::to_string(params().size()) + " parameters (one per parameter, in params() order)");
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const AdamParamState& s = states[i];
+    if (s.step < 0) throw Error("Adam.load_state: parameter " + std::to_string(i) + " has step " +
+                                std::to_string(s.step) + " (expected >= 0)");
+    if (s.step == 0) continue;  // no state yet: made at its first update
+    const Array& value = params()[i].value();
+    const Shape shape(value.shape().begin(), value.shape().end());
+    const auto same = [&](const Array& a) { return Shape(a.shape().begin(), a.shape().end()) == shape; };
+    if (!same(s.exp_avg) || !same(s.exp_avg_sq) || (options_.amsgrad && !same(s.max_exp_avg_sq)))
+      throw ShapeError("Adam.load_state: parameter " + std::to_string(i) + " is " + shape_str(shape) +
+                       " but its state's moments are " + shape_str(s.exp_avg.shape()) + " and " +
+                       shape_str(s.exp_avg_sq.shape()) +
+                       (options_.amsgrad ? " and max_exp_avg_sq " + shape_str(s.max_exp_avg_sq.shape()) : ""));
+  }
+  state_ = std::move(states);
+}
+
 // The update of torch's _single_tensor_adam(w), element by element.
 void Adam::update(std::size_t i, Array& p, const Array& g) {
   const auto [beta1, beta2] = options_.betas;

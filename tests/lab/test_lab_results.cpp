@@ -110,13 +110,13 @@ TEST_CASE("check_run: a finished run's files must match its manifest", "[lab]") 
   // A folder of a version before the setting columns: whole (its manifest matches), but run again rather than
   // assembled beside rows with more columns.
   const std::string row = read_file(dir + "/run.csv");
-  const std::string settings = row.substr(0, row.find(",ffn,,,")) + row.substr(row.find(",fp64,auto,,,,") + 13);
+  const std::string settings = row.substr(0, row.find(",ffn,,,")) + row.substr(row.find(",fp64,auto,,,,synthetic,") + 23);
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(stable_hash(settings)));
   write_file_atomically(dir + "/run.csv", settings);
   write_file_atomically(dir + "/manifest.txt", "run.csv 1 " + std::string(hash) + "\n" +
                                                    manifest.substr(manifest.find('\n') + 1));
-  CHECK(check_run(out, c).problem == "run.csv: 14 columns, this version writes 26 (written by an older tapegrad-depth?)");
+  CHECK(check_run(out, c).problem == "run.csv: 14 columns, this version writes 27 (written by an older tapegrad-depth?)");
   write_file_atomically(dir + "/run.csv", row);
   write_file_atomically(dir + "/manifest.txt", manifest);
   fs::remove(dir + "/manifest.txt");

@@ -99,3 +99,11 @@ add_test(NAME lab.cli.listed_columns
           ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/lab-cli/listed_columns)
 set_tests_properties(lab.cli.listed_columns PROPERTIES PASS_REGULAR_EXPRESSION "PASS: listed_columns"
   FAIL_REGULAR_EXPRESSION "FAIL:" ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;cli" TIMEOUT 300)
+
+# tapegrad-depth poems: a 4-step run, a refused resume, the missing-corpus error, and docs/lab/poems_run.txt's
+# numbers against the margin docs/lab.md states (poems_test.sh says what it checks). Seconds.
+add_test(NAME lab.poems
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/poems_test.sh $<TARGET_FILE:tapegrad-depth> ${PROJECT_SOURCE_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/lab-poems)
+set_tests_properties(lab.poems PROPERTIES PASS_REGULAR_EXPRESSION "PASS: poems" FAIL_REGULAR_EXPRESSION "FAIL:"
+  SKIP_REGULAR_EXPRESSION "SKIPPED:" ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;cli;docs" TIMEOUT 300)

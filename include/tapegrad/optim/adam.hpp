@@ -44,6 +44,11 @@ class Adam : public Optimizer {
   // The options in use (weight_decay filled in); options().lr is the initial lr, see lr().
   const AdamOptions& options() const { return options_; }
   const AdamParamState& state(std::size_t i) const { return state_.at(i); }
+  // Resuming from a checkpoint (torch's optimizer.load_state_dict): one state per parameter, in params() order,
+  // as state(i) gave them. Checked before anything changes: the count, each step >= 0, and for a state with
+  // step > 0 its moments' shapes against the parameter's (and max_exp_avg_sq's with amsgrad): an Error naming
+  // the parameter's index and both shapes.
+  void load_state(std::vector<AdamParamState> states);
 
  protected:
   // For AdamW: decoupled = true, and the default weight decay.

@@ -34,8 +34,15 @@
 #include "tapegrad/nn/linear_layer.hpp"
 #include "tapegrad/nn/norm_layers.hpp"
 #include "tapegrad/nn/sequential.hpp"
+#include "tapegrad/nn/transformer_block.hpp"
 
 namespace tapegrad::lab {
+
+// The blocks' residual options (the norm kind; DeepNorm's α and β = deepnorm_constants(depth) for deepnorm) and a
+// Transformer block's options (FFN width and activation; the LLaMA-style attention when has_llama_attention): the
+// lab's model and the text tasks' nn::TransformerLM (lm_training.hpp) build their blocks alike.
+nn::ResidualBlockOptions residual_options(const RunConfig& config);
+nn::TransformerBlockOptions transformer_block_options(const RunConfig& config);
 
 class DepthModel : public nn::Module {
  public:

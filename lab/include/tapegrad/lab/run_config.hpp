@@ -53,6 +53,11 @@ enum class Positions { learned, rope, rope_interleaved };
 // The Transformer's embeddings: normal (N(0, 1) each, so E||x_0||^2 = 2d per token) or unit (the same draws
 // times 1/sqrt(2d): E||x_0||^2 = 1, the unit-norm inputs Xiong et al.'s analysis assumes).
 enum class EmbedScale { normal, unit };
+// The data a run learns: synthetic (the arch's own task: the teacher for ffn, the copy task for transformer), or
+// character-level language modelling on a fortune file (lab/include/tapegrad/lab/text_corpus.hpp): poems (Tang
+// poems, fortunes-zh's tang300) or english (the fortunes package's fortunes), trained by `tapegrad-depth poems`.
+enum class Task { synthetic, poems, english };
+std::string to_string(Task value);
 std::string to_string(FinalNormMode value);
 std::string to_string(EmbedScale value);
 std::string to_string(Positions value);
@@ -100,6 +105,7 @@ struct RunConfig {
   // The LLaMA-style block's attention (transformer only; the defaults are the GPT-2-style block).
   Positions positions = Positions::learned;
   std::size_t kv_heads = 0;  // key/value heads: 0 = heads (multi-head), 1 = multi-query, a divisor of heads = GQA
+  Task task = Task::synthetic;  // the text tasks: seq_len is the block size, classes the vocabulary (from the corpus)
 
   bool operator==(const RunConfig& other) const;  // every field of the table equal
   bool operator!=(const RunConfig& other) const { return !(*this == other); }

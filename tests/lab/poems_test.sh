@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# tapegrad-depth poems (lab/cli/poems_command.cpp) and the numbers docs/lab.md quotes from it:
+#   run       a 4-step run of the command on the Tang poems: its summary's form, the files it writes, a resumed run
+#   doc       docs/lab/poems_run.txt (scripts/poems.sh --doc wrote it): the model beats both baselines by the margin
+#             docs/lab.md states, and its baselines are the ones the command prints today (same corpus, same code)
+#   missing   a missing corpus: exit status 1 and a message naming the path and the package
+# Usage: poems_test.sh TAPEGRAD_DEPTH SOURCE_DIR WORK_DIR  (prints PASS: poems, SKIPPED: or FAIL:)
+set -uo pipefail
+bin=$1 src=$2 work=$3
+fail() { echo "FAIL: poems: $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+
+out=$("$bin" poems --corpus /nonexistent/tang300 --out "$work/missing" 2>&1); status=$?
+[ "$status" = 1 ] || fail "a missing corpus exits $status, expected 1"
+grep -q "/nonexistent/tang300" <<<"$out" && grep -q "apt-get install fortunes-zh" <<<"$out" ||
+  fail "a missing corpus's message names neither the path nor the package: $out"
+
+corpus=/usr/share/games/fortunes/tang300
+[ -r "$corpus" ] || { echo "SKIPPED: poems: $corpus is missing (scripts/deps.sh lab installs fortunes-zh)"; exit 0; }
+
+"$bin" poems --out "$work/run" --steps 4 --warmup 1 --eval-every 2 --depth 1 -d 16 --block 16 --batch 4 --chars 20 \
+  >"$work/run.log" 2>&1 || fail "the 4-step run failed: $(tail -3 "$work/run.log")"
+for f in summary.txt sample.txt checkpoint/state.txt; do [ -s "$work/run/$f" ] || fail "the run wrote no $f"; done
+head -c 6 "$work/run/sample.txt" | grep -q "春眠" || fail "the sample does not start with the prompt 春眠"
+grep -q "^training: 4 steps in" "$work/run/summary.txt" || fail "the summary has no 'training: 4 steps' line"
+"$bin" poems --out "$work/run" --steps 6 --warmup 1 --eval-every 2 --depth 1 -d 16 --block 16 --batch 4 --chars 20 \
+  --resume >"$work/resume.log" 2>&1 && fail "resuming a run of other --steps was accepted"
+grep -q "not of this one" "$work/resume.log" || fail "a checkpoint of another run: $(tail -2 "$work/resume.log")"
+
+# The committed numbers: the margin docs/lab.md states ("by at least M bits per character") and the baselines.
+doc="$src/docs/lab/poems_run.txt"
+margin=$(grep -o "beats both baselines by at least [0-9.]* bits per character" "$src/docs/lab.md" | grep -o "[0-9.]*" | head -1)
+[ -n "$margin" ] || fail "docs/lab.md states no margin ('beats both baselines by at least M bits per character')"
+unigram=$(grep "^  unigram" "$doc" | awk '{print $3}') bigram=$(grep "^  bigram" "$doc" | awk '{print $3}')
+model=$(grep "^  model" "$doc" | awk '{print $2}')
+awk -v m="$model" -v u="$unigram" -v b="$bigram" -v d="$margin" 'BEGIN { exit !(m + d <= b && m + d <= u) }' ||
+  fail "docs/lab/poems_run.txt: the model's $model bpc is not $margin below the bigram's $bigram and the unigram's $unigram"
+grep -q "^  unigram (add-one) *$unigram\$" "$work/run/summary.txt" && grep -q "^  bigram (unigram-smoothed) *$bigram\$" "$work/run/summary.txt" ||
+  fail "the baselines in docs/lab/poems_run.txt ($unigram, $bigram) are not the command's today: scripts/poems.sh --doc"
+echo "PASS: poems"
