@@ -236,6 +236,10 @@ def replay(folder):
         # tapegrad's formats are emulated (each op correctly rounded from float64, docs/precision.md); a CPU
         # torch run in float16 rounds differently (through float32, inside its reductions), so no 1e-9 parity.
         sys.exit(f"replay_torch: {folder} is a {cfg['precision']} run; only fp64 runs replay bit-close in PyTorch")
+    if cfg.get("dropout", 0.0) != 0.0:
+        # The masks are draws of tapegrad's Generator (Mersenne Twister), not of torch's: the same run cannot
+        # be redone step for step.
+        sys.exit(f"replay_torch: {folder} has dropout {cfg['dropout']}; only runs without dropout replay in PyTorch")
     model = DepthModel(cfg)
     load_parameters(model, folder)
     x = torch.from_numpy(np.load(os.path.join(folder, "x.npy")))

@@ -14,12 +14,15 @@ int run_dump(const Command& c) {
   std::cout << "Wrote the replay record of " << run_id(config) << " to " << c.out << " (" << r.log.curve.size()
             << " steps, final train loss " << format_double(r.log.curve.back().loss)
             << ")";
-  // tools/replay_torch.py replays fp64 runs only (PyTorch's CPU float16 rounds inside its reductions): for the
-  // others it would refuse, so it is not offered.
-  if (config.precision == RunPrecision::fp64)
-    std::cout << ". Replay: /usr/bin/python3 tools/replay_torch.py " << c.out << "\n";
-  else
+  // tools/replay_torch.py replays fp64 runs without dropout only (PyTorch's CPU float16 rounds inside its
+  // reductions; the dropout masks come from tapegrad's Generator, not torch's): for the others it would refuse,
+  // so it is not offered.
+  if (config.precision != RunPrecision::fp64)
     std::cout << ". (tools/replay_torch.py replays fp64 runs only: PyTorch's float formats round otherwise)\n";
+  else if (config.dropout != 0.0)
+    std::cout << ". (tools/replay_torch.py replays runs without dropout only: the masks are tapegrad's draws)\n";
+  else
+    std::cout << ". Replay: /usr/bin/python3 tools/replay_torch.py " << c.out << "\n";
   return kExitDone;
 }
 

@@ -1,6 +1,8 @@
 #include "tapegrad/lab/depth_model.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "tapegrad/nn/ffn.hpp"
 #include "tapegrad/nn/init.hpp"
@@ -33,9 +35,16 @@ std::pair<std::string, const nn::Linear*> ffn_output(const nn::FFN& ffn) {
 
 }  // namespace
 
-nn::ResidualBlockOptions residual_options(const RunConfig& c) {
+nn::ResidualBlockOptions residual_options(const RunConfig& c, Generator* dropout_generator) {
   nn::ResidualBlockOptions residual;
   residual.norm = lab::to_string(c.norm);
+  if (c.dropout > 0.0) {
+    if (!dropout_generator)
+      throw std::invalid_argument("residual_options: --dropout " + std::to_string(c.dropout) +
+                                  " needs the model's own dropout Generator (DepthModel's); none was given");
+    residual.dropout = c.dropout;
+    residual.dropout_generator = dropout_generator;
+  }
   if (c.placement == nn::Placement::deepnorm) {
     const auto dn = nn::deepnorm_constants(c.depth);
     residual.deepnorm_alpha = dn.alpha;
@@ -44,11 +53,11 @@ nn::ResidualBlockOptions residual_options(const RunConfig& c) {
   return residual;
 }
 
-nn::TransformerBlockOptions transformer_block_options(const RunConfig& c) {
+nn::TransformerBlockOptions transformer_block_options(const RunConfig& c, Generator* dropout_generator) {
   nn::TransformerBlockOptions options;
   options.hidden = ffn_hidden(c);
   options.activation = tapegrad::to_string(c.activation);
-  options.residual = residual_options(c);
+  options.residual = residual_options(c, dropout_generator);
   if (has_llama_attention(c)) {  // LLaMA's attention: separate projections without biases, RoPE, GQA
     options.separate_qkv = true;
     options.num_kv_heads = c.kv_heads;
@@ -58,9 +67,10 @@ nn::TransformerBlockOptions transformer_block_options(const RunConfig& c) {
   return options;
 }
 
-DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"), transformer(is_transformer(c)) {
+DepthModel::DepthModel(const RunConfig& c, Generator& gen)
+    : Module("DepthModel"), transformer(is_transformer(c)), dropout_generator(dropout_seed(c)) {
   const std::size_t hidden = ffn_hidden(c);
-  nn::ResidualBlockOptions residual = residual_options(c);
+  nn::ResidualBlockOptions residual = residual_options(c, &dropout_generator);
   const double beta = c.placement == nn::Placement::deepnorm ? residual.deepnorm_beta : 1.0;  // inside the blocks
   if (transformer) {
     token_embedding = register_module("token_embedding", std::make_shared<nn::Embedding>(c.classes, c.d, gen));
@@ -72,7 +82,7 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen) : Module("DepthModel"
   blocks = register_module("blocks", std::make_shared<nn::Sequential>());
   for (std::size_t l = 0; l < c.depth; ++l) {
     if (transformer) {
-      blocks->append(std::make_shared<nn::TransformerBlock>(c.d, c.heads, c.placement, transformer_block_options(c), gen));
+      blocks->append(std::make_shared<nn::TransformerBlock>(c.d, c.heads, c.placement, transformer_block_options(c, &dropout_generator), gen));
     } else {
       residual.sublayer_name = "ffn";  // PyTorch's state_dict keys: blocks.3.ffn.fc1.weight
       blocks->append(std::make_shared<nn::ResidualBlock>(std::make_shared<nn::FFN>(c.d, hidden, tapegrad::to_string(c.activation), gen),

@@ -148,6 +148,8 @@ std::uint64_t init_seed(const RunConfig& c) {
   return stable_hash(key.str());
 }
 
+std::uint64_t dropout_seed(const RunConfig& c) { return stable_hash("dropout;" + std::to_string(init_seed(c))); }
+
 std::uint64_t batch_seed(const RunConfig& c) {
   std::ostringstream key;
   key << "batches;seed=" << c.seed << ";batch=" << c.batch << ";n=" << c.train_size;

@@ -144,6 +144,10 @@ struct Row {
     f.min = min, f.max = max;
     return std::move(*this);
   }
+  Row&& probability() && {
+    f.probability = true;
+    return std::move(*this);
+  }
   Row&& id(int rank, Field::Shown shown, const char* prefix, const char* suffix = "") && {
     f.id_rank = rank, f.id_shown = shown, f.id_prefix = prefix, f.id_suffix = suffix;
     return std::move(*this);
@@ -381,6 +385,16 @@ std::vector<Field> make_table() {
                   "tasks are trained by `tapegrad-depth poems`")
                   .id(21, S::unless_default, "")
                   .omitted_at_default());
+  // Residual dropout (the original Transformer's P_drop, GPT-2's resid_pdrop): each sublayer's output dropped
+  // before it joins the residual stream, in training only. It draws from its own stream (dropout_seed), so the
+  // init, the data and the batches are those of the same run without it.
+  t.push_back(setting("dropout", &RunConfig::dropout, &SweepGrid::dropouts, "--dropouts,--dropout",
+                      "a dropout probability",
+                      "Residual dropout: each sublayer's output is dropped with this probability before it joins "
+                      "the residual stream, in training only (0: none)")
+                  .probability()
+                  .id(22, S::unless_default, "drop")
+                  .omitted_at_default());
   return t;
 }
 
@@ -475,6 +489,10 @@ std::string Field::problem(const FieldValue& v) const {
     case Kind::real: {
       const auto* x = std::get_if<double>(&v);
       if (!x) return what + " must be a number, got " + text(v);
+      if (probability) {
+        if (!(*x >= 0.0 && *x < 1.0)) return what + " must be a number in [0, 1), got " + format_double(*x);
+        return "";
+      }
       if (!(*x > 0.0) || !std::isfinite(*x)) return what + " must be a finite number > 0, got " + format_double(*x);
       return "";
     }

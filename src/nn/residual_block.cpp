@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "tapegrad/autograd/tape.hpp"
+#include "tapegrad/nn/dropout_layer.hpp"
 #include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/residual.hpp"
 
@@ -70,6 +71,10 @@ ResidualBlock::ResidualBlock(std::shared_ptr<Module> sublayer_, Placement placem
     case Placement::none:
       break;
   }
+  if (options.dropout != 0.0) {  // (NaN too, so that Dropout refuses it)
+    Generator& gen = options.dropout_generator ? *options.dropout_generator : default_generator();
+    dropout = register_module("dropout", std::make_shared<Dropout>(options.dropout, gen));  // checks p's range
+  }
   if (placement == Placement::deepnorm) {
     // DeepNet's β: shrink the sublayer's weights at init so early updates stay bounded.
     for (auto& [name, p] : sublayer->named_parameters())
@@ -82,7 +87,10 @@ Tensor ResidualBlock::forward(const Tensor& x) {
   return forward(x, [&sub](const Tensor& t) { return sub(t); });
 }
 
-Tensor ResidualBlock::forward(const Tensor& x, const std::function<Tensor(const Tensor&)>& F) {
+Tensor ResidualBlock::forward(const Tensor& x, const std::function<Tensor(const Tensor&)>& sublayer_call) {
+  // F: the sublayer, then its residual dropout (if any), so that each placement below reads as its formula.
+  Module* drop = dropout.get();
+  const auto F = [&](const Tensor& t) { return drop ? (*drop)(sublayer_call(t)) : sublayer_call(t); };
   switch (placement) {
     case Placement::post: return (*norm)(residual(x, F(x)));                                  // LN(x + F(x))
     case Placement::pre: return residual(x, F((*norm)(x)));                                   // x + F(LN(x))
@@ -98,6 +106,7 @@ std::string ResidualBlock::extra_repr() const {
   std::ostringstream out;
   out << "placement=" << nn::to_string(placement);
   if (placement == Placement::deepnorm) out << ", alpha=" << options.deepnorm_alpha << ", beta=" << options.deepnorm_beta;
+  if (options.dropout > 0.0) out << ", dropout=" << options.dropout;
   return out.str();
 }
 

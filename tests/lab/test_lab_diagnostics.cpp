@@ -103,9 +103,9 @@ TEST_CASE("diagnostic CSVs: one row per (run, block, sublayer) and per run, byte
   std::string line;
   std::size_t n = 0;
   while (std::getline(rows, line)) {
-    // The axes, then every setting (heads, seq_len, embed_scale, positions and kv_heads empty for the FFN stack; task),
-    // then the block's.
-    CHECK(line.rfind(run_id(c) + ",pre,3,4,0.01,0,0,ffn,,,4,pytorch,layer,relu,fp64,auto,,,,synthetic," + std::to_string(n) +
+    // The axes, then every setting (heads, seq_len, embed_scale, positions and kv_heads empty for the FFN stack; task;
+    // dropout 0), then the block's.
+    CHECK(line.rfind(run_id(c) + ",pre,3,4,0.01,0,0,ffn,,,4,pytorch,layer,relu,fp64,auto,,,,synthetic,0," + std::to_string(n) +
                          ",ffn.fc2.weight,",
                      0) == 0);
     ++n;
@@ -114,7 +114,7 @@ TEST_CASE("diagnostic CSVs: one row per (run, block, sublayer) and per run, byte
   // The columns the headers promise.
   CHECK(kInitGradsHeader ==
         "run,placement,depth,d,lr,warmup,seed,arch,heads,seq_len,ffn_mult,init,norm,activation,precision,"
-        "final_norm_mode,embed_scale,positions,kv_heads,task,block,sublayer,weight_grad_norm,hidden_norm\n");
+        "final_norm_mode,embed_scale,positions,kv_heads,task,dropout,block,sublayer,weight_grad_norm,hidden_norm\n");
   const std::string row = output_change_row(a), header = kOutputChangeHeader;
   CHECK(std::count(row.begin(), row.end(), ',') == std::count(header.begin(), header.end(), ','));
 }

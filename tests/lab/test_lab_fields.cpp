@@ -15,7 +15,7 @@ using namespace tapegrad::lab;
 
 TEST_CASE("the field table: every RunConfig field once, the orders a permutation", "[lab]") {
   const auto& fields = run_fields();
-  REQUIRE(fields.size() == 27);
+  REQUIRE(fields.size() == 28);
   std::set<std::string> keys, options;
   std::set<int> axis_ranks, id_ranks;
   for (const Field& f : fields) {

@@ -116,7 +116,7 @@ TEST_CASE("check_run: a finished run's files must match its manifest", "[lab]") 
   write_file_atomically(dir + "/run.csv", settings);
   write_file_atomically(dir + "/manifest.txt", "run.csv 1 " + std::string(hash) + "\n" +
                                                    manifest.substr(manifest.find('\n') + 1));
-  CHECK(check_run(out, c).problem == "run.csv: 14 columns, this version writes 27 (written by an older tapegrad-depth?)");
+  CHECK(check_run(out, c).problem == "run.csv: 14 columns, this version writes 28 (written by an older tapegrad-depth?)");
   write_file_atomically(dir + "/run.csv", row);
   write_file_atomically(dir + "/manifest.txt", manifest);
   fs::remove(dir + "/manifest.txt");

@@ -81,3 +81,40 @@ TEST_CASE("placements parse from names - unknown names list the valid ones", "[n
   CHECK_FALSE(needs_final_norm(Placement::post));
   REQUIRE_THROWS_WITH(ResidualBlock(nullptr, Placement::pre, 4), Catch::Contains("null"));
 }
+
+TEST_CASE("ResidualBlock with dropout: F(x) dropped before the residual in training, the identity in eval", "[nn][residual_block][dropout]") {
+  Generator gen(9);
+  auto ffn = std::make_shared<FFN>(4, 8, "relu", gen);
+  Tensor x = param({3, 4}, 3, "x");
+  auto ln = [](const Tensor& t) { return layer_norm(t, {4}); };
+  Generator masks(11);
+  ResidualBlockOptions opts;
+  opts.dropout = 0.25;
+  opts.dropout_generator = &masks;
+  ResidualBlock block(ffn, Placement::pre, 4, opts);
+  ResidualBlock plain(ffn, Placement::pre, 4);
+  {
+    no_grad guard;
+    // Training: x + mask ⊙ F(LN(x)), the mask drawn from the block's generator (1/(1-p) where kept).
+    Generator same(11);
+    const Array mask = dropout_scaled_mask({3, 4}, 0.25, same);
+    const Array expected = x.value() + mask * (*ffn)(ln(x)).value();
+    CHECK(allclose(block(x).value(), expected, 0.0, 0.0));
+    block.eval();
+    CHECK(block(x).value() == plain(x).value());
+    block.train();
+  }
+  // Gradcheck with one mask for every evaluation: the generator restarted before each forward.
+  std::vector<Tensor> inputs{x};
+  for (auto& t : block.parameters()) inputs.push_back(t);
+  REQUIRE_GRADCHECK(
+      [&](auto& in) {
+        masks.manual_seed(11);
+        return block(in[0]);
+      },
+      inputs);
+  tape().clear();
+  ResidualBlockOptions bad;
+  bad.dropout = 1.5;
+  CHECK_THROWS_WITH(ResidualBlock(ffn, Placement::pre, 4, bad), Catch::Contains("Dropout") && Catch::Contains("p"));
+}

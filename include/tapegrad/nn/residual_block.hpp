@@ -9,17 +9,22 @@
 //   sandwich  x ← x + LN_out(F(LN(x)))      CogView / Peri-LN; needs a final LN too
 //   none      x ← x + F(x)                  baseline
 //
+// With options.dropout = p > 0, F(x) above is Dropout(F(x)) in training (the original Transformer's residual
+// dropout, "applied to the output of each sub-layer, before it is added to the sub-layer input and normalized";
+// GPT-2's resid_pdrop); in eval() mode the identity.
+//
 // The norm is a LayerNorm unless options.norm says "rms" (RMSNorm) or "batch" (BatchNorm1d over every
 // position of the batch, per channel: over B·S for a (B, S, d) input), so that the same placements can be
 // compared with the other normalisations.
 //
 // Children: the sublayer (named by options.sublayer_name, e.g. "ffn"), "norm" (and "norm_out" for sandwich);
-// parameter "alpha" (shape (1)) for rezero.
+// parameter "alpha" (shape (1)) for rezero; "dropout" (nn::Dropout) when options.dropout > 0.
 
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "tapegrad/autograd/random.hpp"
 #include "tapegrad/nn/module.hpp"
 #include "tapegrad/nn/norm_layers.hpp"
 
@@ -45,6 +50,9 @@ struct ResidualBlockOptions {
   double deepnorm_beta = 1.0;  // multiplies every "weight" of the sublayer at construction
   std::string sublayer_name = "sublayer";  // the sublayer's name in state_dict keys ("blocks.3.ffn.fc1.weight")
   std::string norm = "layer";  // "layer", "rms" or "batch" (make_norm)
+  double dropout = 0.0;        // residual dropout on F's output, in [0, 1]
+  // Where the dropout masks come from (it must outlive the block); null = default_generator().
+  Generator* dropout_generator = nullptr;
 };
 
 class ResidualBlock : public Module {
@@ -60,6 +68,7 @@ class ResidualBlock : public Module {
   ResidualBlockOptions options;
   std::shared_ptr<Module> sublayer;
   std::shared_ptr<Module> norm, norm_out;  // as the placement needs them (a LayerNorm unless options.norm)
+  std::shared_ptr<Module> dropout;          // options.dropout > 0 only
   Tensor alpha;                               // rezero only
 
  protected:

@@ -8,6 +8,7 @@
 //               with the run's placement ("blocks.3.ffn.fc1.weight", "blocks.3.norm.weight", ...)
 //   final_norm  a norm of the run's kind, only for placements that end un-normalised (pre, sandwich)
 //   head        Linear(d → classes)
+//   with --dropout p: each block's "dropout" after its sublayer (residual dropout, nn::ResidualBlock)
 //
 // --arch transformer (input: token ids (B, S); output: logits (B·S, classes), one row per position):
 //   token_embedding     Embedding(classes → d)
@@ -40,15 +41,19 @@ namespace tapegrad::lab {
 
 // The blocks' residual options (the norm kind; DeepNorm's α and β = deepnorm_constants(depth) for deepnorm) and a
 // Transformer block's options (FFN width and activation; the LLaMA-style attention when has_llama_attention): the
-// lab's model and the text tasks' nn::TransformerLM (lm_training.hpp) build their blocks alike.
-nn::ResidualBlockOptions residual_options(const RunConfig& config);
-nn::TransformerBlockOptions transformer_block_options(const RunConfig& config);
+// lab's model and the text tasks' nn::TransformerLM (lm_training.hpp) build their blocks alike. A run with
+// --dropout needs the Generator its masks are drawn from (DepthModel::dropout_generator); without one it is refused.
+nn::ResidualBlockOptions residual_options(const RunConfig& config, Generator* dropout_generator = nullptr);
+nn::TransformerBlockOptions transformer_block_options(const RunConfig& config, Generator* dropout_generator = nullptr);
 
 class DepthModel : public nn::Module {
  public:
   // Draws the weights from gen in registration order (input or the two embeddings, blocks 0..L−1,
   // head), then, for init "xavier", again in that order. DeepNorm blocks get α, β = deepnorm_constants(depth).
   DepthModel(const RunConfig& config, Generator& gen);
+  // Not copied or moved: its Dropout layers point at dropout_generator.
+  DepthModel(const DepthModel&) = delete;
+  DepthModel& operator=(const DepthModel&) = delete;
 
   Tensor forward(const Tensor& x) override { return forward(x, nullptr); }
   // Also hands out each block's output (the hidden state after block l), if asked.
@@ -65,6 +70,10 @@ class DepthModel : public nn::Module {
   std::vector<std::pair<std::string, const Tensor*>> output_projections(std::size_t block) const;
 
   bool transformer = false;
+  // The residual dropout's masks (config.dropout > 0): a stream of its own, Generator(dropout_seed(config)), so
+  // that the init, the data and the batches are those of the same run without dropout. Declared before the
+  // blocks, whose Dropout layers hold it.
+  Generator dropout_generator;
   std::shared_ptr<nn::Linear> input;                                       // ffn only
   std::shared_ptr<nn::Embedding> token_embedding, position_embedding;      // transformer only
   std::shared_ptr<nn::Sequential> blocks;

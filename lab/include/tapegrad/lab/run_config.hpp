@@ -106,6 +106,8 @@ struct RunConfig {
   Positions positions = Positions::learned;
   std::size_t kv_heads = 0;  // key/value heads: 0 = heads (multi-head), 1 = multi-query, a divisor of heads = GQA
   Task task = Task::synthetic;  // the text tasks: seq_len is the block size, classes the vocabulary (from the corpus)
+  // Residual dropout on every sublayer's output in training (nn::ResidualBlockOptions::dropout); 0 = none.
+  double dropout = 0.0;
 
   bool operator==(const RunConfig& other) const;  // every field of the table equal
   bool operator!=(const RunConfig& other) const { return !(*this == other); }
@@ -172,7 +174,7 @@ std::string run_id(const RunConfig& config);
 // Used in every CSV so that equal runs give byte-equal files.
 std::string format_double(double x);
 
-// Seeds for the run's three independent random streams, each a hash of the seed
+// Seeds for the run's independent random streams, each a hash of the seed
 // and only the settings that stream depends on:
 //   data     (seed, task sizes)             the same data for every run of a seed
 //   init     (seed, placement, depth, d,    the same initial weights across lr and warmup
@@ -180,9 +182,11 @@ std::string format_double(double x);
 //             draw nothing, so runs that differ only there start from the same weights)
 //   (data also depends on arch and seq_len when not the defaults)
 //   batches  (seed, batch, train_size)      the same minibatch order across models
+//   dropout  (seed, the init seed's key)     the dropout masks (a fourth stream, drawn only when dropout > 0)
 std::uint64_t data_seed(const RunConfig& config);
 std::uint64_t init_seed(const RunConfig& config);
 std::uint64_t batch_seed(const RunConfig& config);
+std::uint64_t dropout_seed(const RunConfig& config);
 
 // The hash behind the seeds (FNV-1a, then SplitMix64's finaliser): the same
 // value on every build, so it also serves as the checksum of a run's files.

@@ -54,6 +54,9 @@ struct Field {
   // The range or the choices.
   enum class Kind { count, real, choice } kind = Kind::count;
   long long min = 0, max = 0;        // count: min <= value <= max
+  // real: a finite number > 0 (a learning rate), or with `probability` one in [0, 1) (a dropout rate: 1 would
+  // drop everything and leave nothing to train).
+  bool probability = false;
   std::vector<std::string> choices;  // choice: the names, in the enum's order
 
   // Access, built by the table from the member (and the grid's list, for axes).

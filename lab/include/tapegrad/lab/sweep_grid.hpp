@@ -26,6 +26,7 @@ struct SweepGrid {
   std::vector<Activation> activations;
   std::vector<std::size_t> ffn_mults, head_counts, seq_lens;
   std::vector<RunPrecision> precisions;
+  std::vector<double> dropouts;
   RunConfig base;  // the settings of every run (train_size, eval_size, eval_every, arch, and the settings above
                    // when not listed); its swept fields are ignored
 
