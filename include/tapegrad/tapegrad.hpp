@@ -27,6 +27,7 @@
 #include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/embedding.hpp"
 #include "tapegrad/ops/feed_forward.hpp"
+#include "tapegrad/ops/grouped_query_attention.hpp"
 #include "tapegrad/ops/linear.hpp"
 #include "tapegrad/ops/loss.hpp"
 #include "tapegrad/ops/matmul.hpp"
