@@ -132,10 +132,10 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
 }
 
 Failure classify(const TrainLog& log, double final_eval_loss, std::size_t classes) {
-  return classify(log, final_eval_loss, collapse_threshold(classes));
+  return classify_above(log, final_eval_loss, collapse_threshold(classes));
 }
 
-Failure classify(const TrainLog& log, double final_eval_loss, double threshold) {
+Failure classify_above(const TrainLog& log, double final_eval_loss, double threshold) {
   Failure f;
   if (log.nonfinite_step >= 0 || !std::isfinite(final_eval_loss)) {
     f.failed = true;

@@ -55,7 +55,7 @@ RunResult run_text_experiment(const RunConfig& c, const std::atomic<bool>* stop)
   const bool finite = run.nonfinite_step < 0;
   r.eval_loss = finite ? run.final_val_bpc() * ln2 : nan;
   r.train_loss = finite ? run.evals.back().train_bpc * ln2 : nan;
-  r.failure = classify(r.log, r.eval_loss, loss_thresholds(c).collapsed);
+  r.failure = classify_above(r.log, r.eval_loss, loss_thresholds(c).collapsed);
   return r;
 }
 
