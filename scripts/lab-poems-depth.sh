@@ -10,7 +10,8 @@
 # Quick (default): Post-Norm and Pre-Norm in both styles, 192 runs (its time: docs/lab/poems_depth.txt).
 # --full: also the transformer preset's DeepNorm and ReZero, and Sandwich and no norm (+ 144 runs).
 # Usage: scripts/lab-poems-depth.sh [--full] [OUT]   (default OUT: results/poems-depth; -j 2)
-# Prints both summaries, the runs that went NaN/Inf or collapsed where their cell's median trained (the seeds'
+# Writes OUT/transformer and OUT/llama (each a sweep's folder: summary.txt, index.html, eval_vs_depth.png, ...) and
+# OUT/poems_depth_runs.csv. Prints both summaries, the runs that went NaN/Inf or collapsed where their cell's median trained (the seeds'
 # chaos) and the time; docs/lab/poems_depth.txt is this output (lab.poems_depth checks it against docs/lab.md and
 # re-runs a few of its runs against docs/lab/poems_depth_runs.csv, the runs' final losses).
 set -euo pipefail
@@ -32,6 +33,9 @@ cpu_before=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
 cpu_after=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
 wall=$(( $(date +%s) - start ))
 cpu=$(( (cpu_after - cpu_before) / $(getconf CLK_TCK) ))
+for style in transformer llama; do  # the plots and index.html of each (the sweeps ran with --no-plots: one pass)
+  "$depth" report "$out/$style" > "$out.$style.report.log" 2>&1 || { tail "$out.$style.report.log"; exit 1; }
+done
 for style in transformer llama; do
   echo "--preset $style --task poems:"
   cat "$out/$style/summary.txt"
