@@ -42,5 +42,5 @@ for style in transformer llama; do
   echo
 done
 /usr/bin/python3 "$root/tools/poems_depth.py" runs "$out"/transformer/runs.csv "$out"/llama/runs.csv > "$out/poems_depth_runs.csv"
-/usr/bin/python3 "$root/tools/poems_depth.py" chaos "$out/poems_depth_runs.csv"
+/usr/bin/python3 "$root/tools/poems_depth.py" chaos "$out/poems_depth_runs.csv" "$out/transformer/summary.txt"
 echo "$(( $(wc -l < "$out/poems_depth_runs.csv") - 1 )) runs in $cpu CPU-seconds ($wall s on the clock)"

@@ -7,7 +7,7 @@
 #     far more;
 #   - the verdict's thresholds (the corpus's bigram and unigram baselines, in the summary's legend) that the
 #     re-run prints are those of docs/lab/poems_depth.txt;
-#   - the seeds' chaos listed in docs/lab/poems_depth.txt is what tools/poems_depth.py chaos prints from the
+#   - the seeds' chaos and the close calls listed in docs/lab/poems_depth.txt are what tools/poems_depth.py chaos prints from the
 #     committed runs (docs/lab.md quotes the file whole: the doc test's same-as).
 # TOLERANCE: 200 float64 Adam steps of a 2-block model; under another OpenBLAS kernel (OPENBLAS_CORETYPE) the
 # losses of these runs move by about 1e-12 relative (measured when the results were committed), so 1e-8 holds on
@@ -52,7 +52,7 @@ PY
 legend=$(grep -m1 "^The verdict at a depth" "$work/transformer/summary.txt")
 grep -qxF -- "$legend" "$src/docs/lab/poems_depth.txt" ||
   fail "the thresholds the sweep prints today ($legend) are not docs/lab/poems_depth.txt's"
-/usr/bin/python3 "$src/tools/poems_depth.py" chaos "$src/docs/lab/poems_depth_runs.csv" > "$work/chaos.txt"
+/usr/bin/python3 "$src/tools/poems_depth.py" chaos "$src/docs/lab/poems_depth_runs.csv" "$src/docs/lab/poems_depth.txt" > "$work/chaos.txt"
 /usr/bin/python3 - "$work/chaos.txt" "$src/docs/lab/poems_depth.txt" <<'PY' || fail "docs/lab/poems_depth.txt's list of chaotic cells is not tools/poems_depth.py chaos of the committed runs"
 import sys
 chaos, doc = (open(p).read() for p in sys.argv[1:])
