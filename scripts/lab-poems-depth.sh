@@ -5,8 +5,9 @@
 # modelling of fortunes-zh's 唐诗三百首) instead of the copy task. The presets' model and budget (d = 32, 4 heads,
 # 8-character windows, batch 16, 200 steps, depths 2, 6, 12, 24, 3 seeds, warmup 0 and 100), at the default FFN
 # sweep's learning rates 3e-3 and 1e-2 (the presets' 1e-3 does not beat the bigram baseline in 200 steps at any
-# depth). The verdict of a depth is the median seed's final validation loss against the corpus's bigram
-# (trained below) and unigram (collapsed above) baselines (lab/include/tapegrad/lab/text_run.hpp says why).
+# depth). The verdict of a depth is the median seed's final validation loss against the corpus's baselines: trained
+# below the midpoint of the unigram and bigram ones, collapsed above the unigram's (lab/include/tapegrad/lab/text_run.hpp
+# says why).
 # Quick (default): Post-Norm and Pre-Norm in both styles, 192 runs (its time: docs/lab/poems_depth.txt).
 # --full: also the transformer preset's DeepNorm and ReZero, and Sandwich and no norm (+ 144 runs).
 # Usage: scripts/lab-poems-depth.sh [--full] [OUT]   (default OUT: results/poems-depth; -j 2)
@@ -42,5 +43,8 @@ for style in transformer llama; do
   echo
 done
 /usr/bin/python3 "$root/tools/poems_depth.py" runs "$out"/transformer/runs.csv "$out"/llama/runs.csv > "$out/poems_depth_runs.csv"
+echo "Final validation bits per character, seeds 0 / 1 / 2 (* = collapsed):"
+/usr/bin/python3 "$root/tools/poems_depth.py" table "$out/poems_depth_runs.csv"
+echo
 /usr/bin/python3 "$root/tools/poems_depth.py" chaos "$out/poems_depth_runs.csv" "$out/transformer/summary.txt"
 echo "$(( $(wc -l < "$out/poems_depth_runs.csv") - 1 )) runs in $cpu CPU-seconds ($wall s on the clock)"

@@ -52,7 +52,7 @@ double median_eval_loss(std::vector<double> losses) {
 LossThresholds loss_thresholds(const RunConfig& base) {
   if (base.task != Task::synthetic) {
     const TextBaselines& b = text_baselines(base.task);
-    return {b.bigram, b.unigram};
+    return {b.trained_line(), b.unigram};
   }
   return {trained_threshold(base.classes), collapse_threshold(base.classes)};
 }
@@ -148,9 +148,11 @@ std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& out
   if (g.base.task != Task::synthetic) {
     const TextBaselines& b = text_baselines(g.base.task);
     const double ln2 = std::log(2.0);
-    s << std::fixed << std::setprecision(3) << text::text_verdict_trained.in(lang) << b.bigram / ln2
-      << text::text_verdict_nats.in(lang) << b.bigram << text::text_verdict_collapsed.in(lang) << b.unigram / ln2
-      << text::text_verdict_nats.in(lang) << b.unigram << text::text_verdict_end.in(lang) << std::defaultfloat;
+    s << std::fixed << std::setprecision(3) << text::text_verdict_trained.in(lang) << b.trained_line() / ln2
+      << text::text_verdict_nats.in(lang) << b.trained_line() << text::text_verdict_midpoint.in(lang) << b.unigram / ln2
+      << text::text_verdict_to_bigram.in(lang) << b.bigram / ln2 << text::text_verdict_collapsed.in(lang)
+      << b.unigram / ln2 << text::text_verdict_nats.in(lang) << b.unigram << text::text_verdict_end.in(lang)
+      << std::defaultfloat;
   } else {
     s << std::setprecision(4) << text::verdict_trained.in(lang) << K << ") = " << trained_threshold(K)
       << text::verdict_collapsed.in(lang) << K << ") = " << collapse_threshold(K);

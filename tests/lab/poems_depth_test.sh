@@ -5,10 +5,11 @@
 #     both block styles; seconds): their final validation losses are the rows of docs/lab/poems_depth_runs.csv to
 #     a relative TOLERANCE (below). A change of the model, the task, the training rule or the data moves them by
 #     far more;
-#   - the verdict's thresholds (the corpus's bigram and unigram baselines, in the summary's legend) that the
+#   - the verdict's thresholds (from the corpus's unigram and bigram baselines, in the summary's legend) that the
 #     re-run prints are those of docs/lab/poems_depth.txt;
-#   - the seeds' chaos and the close calls listed in docs/lab/poems_depth.txt are what tools/poems_depth.py chaos prints from the
-#     committed runs (docs/lab.md quotes the file whole: the doc test's same-as).
+#   - the table of every run's bits per character, the seeds' chaos and the close calls in docs/lab/poems_depth.txt
+#     are what tools/poems_depth.py table and chaos print from the committed runs (docs/lab.md quotes the file
+#     whole: the doc test's same-as).
 # TOLERANCE: 200 float64 Adam steps of a 2-block model; under another OpenBLAS kernel (OPENBLAS_CORETYPE) the
 # losses of these runs move by about 1e-12 relative (measured when the results were committed), so 1e-8 holds on
 # any machine and still catches any change on purpose. Deep Post-Norm runs are chaotic (issue 41) and not re-run.
@@ -52,8 +53,10 @@ PY
 legend=$(grep -m1 "^The verdict at a depth" "$work/transformer/summary.txt")
 grep -qxF -- "$legend" "$src/docs/lab/poems_depth.txt" ||
   fail "the thresholds the sweep prints today ($legend) are not docs/lab/poems_depth.txt's"
-/usr/bin/python3 "$src/tools/poems_depth.py" chaos "$src/docs/lab/poems_depth_runs.csv" "$src/docs/lab/poems_depth.txt" > "$work/chaos.txt"
-/usr/bin/python3 - "$work/chaos.txt" "$src/docs/lab/poems_depth.txt" <<'PY' || fail "docs/lab/poems_depth.txt's list of chaotic cells is not tools/poems_depth.py chaos of the committed runs"
+{ /usr/bin/python3 "$src/tools/poems_depth.py" table "$src/docs/lab/poems_depth_runs.csv"
+  /usr/bin/python3 "$src/tools/poems_depth.py" chaos "$src/docs/lab/poems_depth_runs.csv" "$src/docs/lab/poems_depth.txt"
+} > "$work/chaos.txt"
+/usr/bin/python3 - "$work/chaos.txt" "$src/docs/lab/poems_depth.txt" <<'PY' || fail "docs/lab/poems_depth.txt's table, chaotic cells or close calls are not tools/poems_depth.py's of the committed runs"
 import sys
 chaos, doc = (open(p).read() for p in sys.argv[1:])
 sys.exit(0 if chaos in doc else 1)
