@@ -54,6 +54,7 @@ legend=$(grep -m1 "^The verdict at a depth" "$work/transformer/summary.txt")
 grep -qxF -- "$legend" "$src/docs/lab/poems_depth.txt" ||
   fail "the thresholds the sweep prints today ($legend) are not docs/lab/poems_depth.txt's"
 { /usr/bin/python3 "$src/tools/poems_depth.py" table "$src/docs/lab/poems_depth_runs.csv"
+  echo
   /usr/bin/python3 "$src/tools/poems_depth.py" chaos "$src/docs/lab/poems_depth_runs.csv" "$src/docs/lab/poems_depth.txt"
 } > "$work/chaos.txt"
 /usr/bin/python3 - "$work/chaos.txt" "$src/docs/lab/poems_depth.txt" <<'PY' || fail "docs/lab/poems_depth.txt's table, chaotic cells or close calls are not tools/poems_depth.py's of the committed runs"
