@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A tiny GPT on the Tang poems: installs what is missing, builds tapegrad-depth, trains a small LLaMA-style model
-# on fortunes-zh's 唐诗三百首 (about 3 minutes on 2 cores), reports its validation bits per character against the
+# on fortunes-zh's 唐诗三百首 (its time is in docs/lab.md), reports its validation bits per character against the
 # unigram and bigram baselines, and writes a poem from a prompt through the KV cache. Extra arguments go to
 # `tapegrad-depth poems` (--prompt 床前, --temperature 0.6, --task english, --preset gpt2, --resume, ...; see
 # its --help). Results in results/poems (summary.txt, sample.txt, checkpoint/).

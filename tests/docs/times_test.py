@@ -6,7 +6,8 @@
 Checks:
   - docs/performance.md shows every line of docs/lab/times.txt, as the table below its marker
     `<!-- times: docs/lab/times.txt -->` (on a mismatch the table it should hold is printed);
-  - the other documents and the programs' help say no time of their own ("about 2 CPU-minutes", "~30 s",
+  - the other documents and the programs' help say no time of their own (a `same-as:` block is a program's output,
+    checked against its file, and is not read here) ("about 2 CPU-minutes", "~30 s",
     "9 min 46 s of CPU", "1 minute on 2 idle cores"): they point to docs/performance.md, or compute it from
     the file (tapegrad-depth --help, scripts/debug.sh).
 Prints PASS: times, or FAIL: and why.
@@ -86,7 +87,16 @@ def main():
             if path.endswith("measure-times.sh"):
                 continue
             with open(path, encoding="utf-8") as f:
+                generated = None  # inside a `same-as:` block: a program's output, checked against its file
                 for number, line in enumerate(f, 1):
+                    if "doc-test: same-as:" in line:
+                        generated = "marker"
+                    elif generated == "marker" and line.startswith("```"):
+                        generated = "block"
+                    elif generated == "block" and line.startswith("```"):
+                        generated = None
+                    if generated:
+                        continue
                     m = A_TIME.search(line)
                     if m:
                         problems.append("%s:%d: a time written by hand (%r): point to docs/performance.md instead" % (

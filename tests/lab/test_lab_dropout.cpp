@@ -38,7 +38,7 @@ TEST_CASE("lab dropout: the same init, a different training, the same bits twice
   }
 }
 
-TEST_CASE("lab dropout: in the id and config.json only when set, refused outside [0, 1)", "[lab][dropout]") {
+TEST_CASE("lab dropout: in the id and config.json only when set, refused outside 0 to 1 (1 excluded)", "[lab][dropout]") {
   RunConfig c = tiny_run(nn::Placement::pre, 2);
   CHECK(run_id(c).find("drop") == std::string::npos);
   CHECK(to_json(c).find("dropout") == std::string::npos);
