@@ -9,6 +9,7 @@
 
 #include "exercise_llm_common.hpp"
 #include "tapegrad/ops/activation.hpp"
+#include "tapegrad/ops/elementwise.hpp"
 #include "tapegrad/ops/grouped_query_attention.hpp"
 #include "tapegrad/ops/linear.hpp"
 #include "tapegrad/ops/normalization.hpp"
