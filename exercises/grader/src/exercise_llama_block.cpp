@@ -118,14 +118,14 @@ const Text kResidual{
     "输入加回来：h = x + Attn(RMSNorm(x))，y = h + FFN(RMSNorm(h))，加的是未归一化的 x 和 h。"};
 const Text kRopeNotOnK{
     "RoPE rotated q but not k. The scores depend on the relative position only when both are rotated by their "
-    "own positions: q_i·k_j after RoPE(q_i, i) and RoPE(k_j, j) depends on i − j. Rotate q and k (each kv head's "
-    "k, before the heads are shared), never v.",
+    "own positions: q_i·k_j after RoPE(q_i, i) and RoPE(k_j, j) depends on i − j. Rotate both: q = RoPE(n wqᵀ), k = "
+    "RoPE(n wkᵀ) (each kv head's k, before the heads are shared), never v.",
     "RoPE 只旋转了 q，没有旋转 k。只有 q 和 k 都按各自的位置旋转，分数才只依赖相对位置：RoPE(q_i, i)·RoPE(k_j, j) 只依赖 "
-    "i − j。旋转 q 和 k（每个 kv 头的 k，在共享之前），不旋转 v。"};
+    "i − j。两者都旋转：q = RoPE(n wqᵀ)，k = RoPE(n wkᵀ)（每个 kv 头的 k，在共享之前），不旋转 v。"};
 const Text kRopeOnV{
     "RoPE rotated v too. RoPE encodes positions in the scores q·k only; v carries the content that is averaged, "
-    "unrotated. Rotate q and k, not v.",
-    "RoPE 也旋转了 v。RoPE 只在分数 q·k 里编码位置；v 携带被加权平均的内容，不旋转。只旋转 q 和 k，不旋转 v。"};
+    "unrotated. Rotate q and k, not v: v = n wvᵀ as it is.",
+    "RoPE 也旋转了 v。RoPE 只在分数 q·k 里编码位置；v 携带被加权平均的内容，不旋转。只旋转 q 和 k，不旋转 v：v = n wvᵀ 原样使用。"};
 const Text kRopeInterleaved{
     "RoPE paired features (2i, 2i + 1) (interleaved, Meta's original code). This block's weights are in Hugging "
     "Face's layout, which pairs (i, i + D/2) within each head (half-split: x·cos + rotate_half(x)·sin), with "
@@ -154,11 +154,13 @@ const Text kSwapped{
     "FFN 的门控和上投影弄反了：silu 作用在了 n W3ᵀ 上。W1 才是门控（gate_proj）：FFN(n) = (silu(n W1ᵀ) ⊙ n W3ᵀ) W2ᵀ。"};
 const Text kNoCausal{
     "The attention is not causal: a query saw the keys after it. In a decoder query i sees keys j ≤ i only: "
-    "scores with j > i are −∞ before the softmax.",
-    "注意力没有因果掩码：query 看到了它后面的 key。解码器中 query i 只能看 j ≤ i 的 key：j > i 的分数在 softmax 之前设为 −∞。"};
+    "scores with j > i are −∞ before the softmax, o_i = Σ_{j ≤ i} softmax_j(q_i·k_j / √D) v_j.",
+    "注意力没有因果掩码：query 看到了它后面的 key。解码器中 query i 只能看 j ≤ i 的 key：j > i 的分数在 softmax 之前设为 "
+    "−∞，o_i = Σ_{j ≤ i} softmax_j(q_i·k_j / √D) v_j。"};
 const Text kScaleByD{
-    "The scores were divided by D, not √D. The scale is 1/√D with D the head dimension (wq's rows / H), not d.",
-    "分数除以了 D，而不是 √D。缩放是 1/√D，D 是每个头的维度（wq 的行数 / H），不是 d。"};
+    "The scores were divided by D, not √D. The scores are q kᵀ / √D = q kᵀ · D^(−1/2) with D the head dimension "
+    "(wq's rows / H), not d.",
+    "分数除以了 D，而不是 √D。分数是 q kᵀ / √D = q kᵀ · D^(−1/2)，D 是每个头的维度（wq 的行数 / H），不是 d。"};
 
 }  // namespace
 
@@ -181,8 +183,8 @@ Spec llama_block_spec() {
   };
   for (const Shp& sh : shapes) {
     const std::size_t dm = sh.H * sh.D;
-    const std::string dims = "B " + std::to_string(sh.B) + ", S " + std::to_string(sh.S) + ", H " + std::to_string(sh.H) +
-                             ", Hkv " + std::to_string(sh.Hkv) + ", D " + std::to_string(sh.D);
+    const std::string dims = "B " + std::to_string(sh.B) + ", S " + std::to_string(sh.S) + ", H " +
+                             std::to_string(sh.H) + ", Hkv " + std::to_string(sh.Hkv) + ", D " + std::to_string(sh.D);
     const std::string dims_zh = "B " + std::to_string(sh.B) + "，S " + std::to_string(sh.S) + "，H " +
                                 std::to_string(sh.H) + "，Hkv " + std::to_string(sh.Hkv) + "，D " + std::to_string(sh.D);
     Case c;
@@ -192,9 +194,11 @@ Spec llama_block_spec() {
       c.in = {Array({{{3.0, 4.0}}}), ones, eye, eye, eye, eye, ones, eye, eye, eye};
     } else {
       const double w = 1.4 / std::sqrt(double(dm));  // scores of order 1: the scale and the mask matter
-      c.in = {d.normal({sh.B, sh.S, dm}, 0, sh.spread), d.normal({dm}, 1, 0.3),   d.normal({sh.H * sh.D, dm}, 0, w),
-              d.normal({sh.Hkv * sh.D, dm}, 0, w),     d.normal({sh.Hkv * sh.D, dm}, 0, w), d.normal({dm, sh.H * sh.D}, 0, w),
-              d.normal({dm}, 1, 0.3),                   d.normal({sh.hidden, dm}, 0, w),     d.normal({sh.hidden, dm}, 0, w),
+      c.in = {d.normal({sh.B, sh.S, dm}, 0, sh.spread), d.normal({dm}, 1, 0.3),
+              d.normal({sh.H * sh.D, dm}, 0, w),       d.normal({sh.Hkv * sh.D, dm}, 0, w),
+              d.normal({sh.Hkv * sh.D, dm}, 0, w),     d.normal({dm, sh.H * sh.D}, 0, w),
+              d.normal({dm}, 1, 0.3),                   d.normal({sh.hidden, dm}, 0, w),
+              d.normal({sh.hidden, dm}, 0, w),
               d.normal({dm, sh.hidden}, 0, 1.4 / std::sqrt(double(sh.hidden)))};
     }
     for (double v : {double(sh.H), double(sh.Hkv), sh.eps, sh.base}) c.in.push_back(scalar(v));

@@ -74,7 +74,8 @@ static Rows grouped_query_attention(const Rows& q, const Rows& k, const Rows& v,
         }
         for (std::size_t j = 0; j <= i; ++j) z += p[j] = std::exp(p[j] - m);
         for (std::size_t j = 0; j <= i; ++j)
-          for (std::size_t e = 0; e < D; ++e) y[(b * S + i) * H * D + h * D + e] += p[j] / z * v[(b * S + j) * Hkv * D + g * D + e];
+          for (std::size_t e = 0; e < D; ++e)
+            y[(b * S + i) * H * D + h * D + e] += p[j] / z * v[(b * S + j) * Hkv * D + g * D + e];
       }
     }
   return y;
