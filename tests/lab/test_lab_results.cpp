@@ -110,7 +110,7 @@ TEST_CASE("check_run: a finished run's files must match its manifest", "[lab]") 
   // A folder of a version before the setting columns: whole (its manifest matches), but run again rather than
   // assembled beside rows with more columns.
   const std::string row = read_file(dir + "/run.csv");
-  const std::string settings = row.substr(0, row.find(",ffn,,,")) + row.substr(row.find(",fp64,auto,,,,synthetic,") + 23);
+  const std::string settings = row.substr(0, row.find(",ffn,,,")) + row.substr(row.find(",fp64,auto,,,,synthetic,0,") + 25);  // up to the task and dropout
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(stable_hash(settings)));
   write_file_atomically(dir + "/run.csv", settings);
