@@ -36,7 +36,8 @@ std::string factor_name(const std::vector<double>& factors, const std::vector<co
   for (std::size_t s = 0; s < case_sizes(*cases[0]).size(); ++s) {
     bool all = true;
     for (std::size_t i = 0; i < cases.size() && all; ++i) {
-      const auto& [name, value] = case_sizes(*cases[i])[s];
+      // A copy: a reference into case_sizes()'s temporary vector would dangle (ASan: heap-use-after-free).
+      const auto [name, value] = case_sizes(*cases[i])[s];
       all = value > 1 && near(factors[i], value);
     }
     if (all) return case_sizes(*cases[0])[s].first;
