@@ -39,6 +39,8 @@ TITLES = {  # (English, 中文)
     "exercise_rope": ("RoPE forward and backward by hand", "手撕 RoPE 前向和反向"),
     "exercise_llm_parts": ("A language model's parts by hand: the KV cache, SwiGLU, LoRA, dropout and sampling",
                            "手撕语言模型的部件：KV cache、SwiGLU、LoRA、dropout 和采样"),
+    "exercise_llama_block": ("A LLaMA block from your own parts by hand: Pre-RMSNorm, RoPE, GQA and SwiGLU",
+                             "用你自己的零件手撕 LLaMA 块：Pre-RMSNorm、RoPE、GQA 和 SwiGLU"),
 }
 
 

@@ -6,6 +6,7 @@
 #include "tapegrad/lab/files.hpp"
 #include "tapegrad/lab/results_store.hpp"
 #include "tapegrad/lab/run_fields.hpp"
+#include "tapegrad/lab/text_run.hpp"
 
 namespace tapegrad::lab::cli {
 
@@ -61,10 +62,16 @@ SweepGrid grid_of(const CommandLine& o) {
     for (const std::string& key : o.fields_given)
       if (run_field(key).transformer_only)
         throw BadArguments(option_of(o, key) + " applies to --arch transformer only");
-  if (g.base.task != Task::synthetic)
-    throw BadArguments(option_of(o, "task") + " " + to_string(g.base.task) +
-                       ": a text task is trained by `tapegrad-depth poems --task " + to_string(g.base.task) +
-                       "`; the depth sweep runs the synthetic tasks only");
+  if (g.base.task != Task::synthetic) {
+    if (!is_transformer(g.base))
+      throw BadArguments(option_of(o, "task") + " " + to_string(g.base.task) +
+                         ": a text task trains a Transformer (--arch transformer, or --preset transformer|llama)");
+    if (!o.diagnose.empty() || !o.dump.empty())
+      throw BadArguments(option_of(o, "task") + " " + to_string(g.base.task) +
+                         ": --diagnose and --dump record the synthetic tasks' models only");
+    // classes is the vocabulary on a text task (run_config.hpp): ln K its chance level in the plots.
+    g.base.classes = sweep_corpus(g.base.task).vocab.size();
+  }
   return g;
 }
 

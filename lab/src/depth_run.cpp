@@ -10,6 +10,7 @@
 #include "tapegrad/autograd/precision.hpp"
 #include "tapegrad/autograd/tape.hpp"
 #include "tapegrad/lab/run_numerics.hpp"
+#include "tapegrad/lab/text_run.hpp"
 #include "tapegrad/ops/loss.hpp"
 #include "tapegrad/optim/clip.hpp"
 #include "tapegrad/optim/schedule.hpp"
@@ -131,6 +132,10 @@ TrainLog train(DepthModel& model, const Dataset& train_set, const Dataset* eval_
 }
 
 Failure classify(const TrainLog& log, double final_eval_loss, std::size_t classes) {
+  return classify_above(log, final_eval_loss, collapse_threshold(classes));
+}
+
+Failure classify_above(const TrainLog& log, double final_eval_loss, double threshold) {
   Failure f;
   if (log.nonfinite_step >= 0 || !std::isfinite(final_eval_loss)) {
     f.failed = true;
@@ -138,7 +143,6 @@ Failure classify(const TrainLog& log, double final_eval_loss, std::size_t classe
     f.step = log.nonfinite_step >= 0 ? log.nonfinite_step : (log.evals.empty() ? 0 : log.evals.back().step);
     return f;
   }
-  const double threshold = collapse_threshold(classes);
   if (final_eval_loss <= threshold) return f;
   f.failed = true;
   f.reason = "collapse";
@@ -162,6 +166,10 @@ TaskData make_task(const RunConfig& c) {
 
 RunResult run_experiment(const RunConfig& c, const std::atomic<bool>* stop, const BeforeTraining& before_training) {
   validate(c);
+  if (c.task != Task::synthetic) {
+    if (before_training) throw Error("a run of the text task " + to_string(c.task) + " has no DepthModel to dump");
+    return run_text_experiment(c, stop);
+  }
   const TaskData task = make_task(c);
   Generator init_gen(init_seed(c));
   DepthModel model(c, init_gen);

@@ -184,7 +184,8 @@ LmRun train_lm(const TextCorpus& corpus, const LmTrainingOptions& options, const
   optim::AdamOptions adam_options;
   adam_options.lr = c.lr;
   optim::Adam adam(params, adam_options);
-  const optim::WarmupCosine schedule(c.lr, c.warmup, c.steps, c.lr / 10);
+  const optim::WarmupCosine cosine(c.lr, c.warmup, c.steps, c.lr / 10);
+  const optim::LinearWarmup linear(c.lr, c.warmup);
 
   Progress p;
   if (options.resume) {
@@ -220,13 +221,22 @@ LmRun train_lm(const TextCorpus& corpus, const LmTrainingOptions& options, const
       checkpoint();
       break;
     }
-    schedule.apply(adam, step);
+    if (options.stop && options.stop->load()) {
+      result.interrupted = true;
+      break;
+    }
+    const double lr = options.lab_rule ? linear.apply(adam, step) : cosine.apply(adam, step);
     adam.zero_grad();
     Generator gen(stable_hash("lm_batch;" + std::to_string(batches) + ";step=" + std::to_string(step)));
     const TextBatch batch = text_batch(corpus.train, c.seq_len, c.batch, gen);
     Tensor loss = cross_entropy(model.forward(Tensor(batch.x)), batch.y, CrossEntropyOptions{});  // (B, S, V) logits
     loss.backward();
-    optim::clip_grad_norm_(params, options.clip);
+    const double grad_norm = options.lab_rule ? optim::grad_norm(params) : optim::clip_grad_norm_(params, options.clip);
+    result.curve.push_back({step, loss.item(), grad_norm, lr});
+    if (!std::isfinite(loss.item()) || !std::isfinite(grad_norm)) {  // the update would poison every parameter
+      result.nonfinite_step = step;
+      break;
+    }
     adam.step();
     p.loss_sum += loss.item() / std::log(2.0);
     ++p.loss_count;

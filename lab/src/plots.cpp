@@ -22,9 +22,11 @@ std::vector<std::string> write_plot_scripts(const std::string& out, const SweepG
       figures.push_back({stem + ".gp", curves_figure(g, curves, lr, w, stem + ".png", lang)});
     }
   figures.push_back({"eval_vs_depth.gp", eval_vs_depth_figure(g, runs, lang)});
-  figures.push_back({"init_grads.gp", init_grads_figure(g, init, lang)});
-  figures.push_back({"last_block_grad.gp", last_block_figure(g, init, lang)});
-  figures.push_back({"output_change.gp", output_change_figure(g, change, lang)});
+  if (g.base.task == Task::synthetic) {  // a text task's runs record no diagnostics at init (text_run.hpp)
+    figures.push_back({"init_grads.gp", init_grads_figure(g, init, lang)});
+    figures.push_back({"last_block_grad.gp", last_block_figure(g, init, lang)});
+    figures.push_back({"output_change.gp", output_change_figure(g, change, lang)});
+  }
   std::vector<std::string> names;
   for (const auto& [name, figure] : figures) {
     write_file_atomically((dir / name).string(), figure.script());

@@ -381,8 +381,9 @@ std::vector<Field> make_table() {
   // vocabulary (classes) already is.
   t.push_back(row("task", &RunConfig::task, R::task, "--task", "a task",
                   "synthetic (the teacher task for ffn, the copy task for transformer), or character-level language "
-                  "modelling: poems (the Tang poems of fortunes-zh) or english (the fortunes package); the text "
-                  "tasks are trained by `tapegrad-depth poems`")
+                  "modelling: poems (the Tang poems of fortunes-zh) or english (the fortunes package), trained by "
+                  "`tapegrad-depth poems`, or swept here with --arch transformer (--preset transformer|llama), the "
+                  "verdict against the corpus's bigram and unigram baselines (scripts/lab-poems-depth.sh)")
                   .id(21, S::unless_default, "")
                   .omitted_at_default());
   // Residual dropout (the original Transformer's P_drop, GPT-2's resid_pdrop): each sublayer's output dropped

@@ -10,6 +10,7 @@
 #include "tapegrad/lab/depth_run.hpp"
 #include "tapegrad/lab/lab_text.hpp"
 #include "tapegrad/lab/run_fields.hpp"
+#include "tapegrad/lab/text_run.hpp"
 
 namespace tapegrad::lab {
 
@@ -48,9 +49,21 @@ double median_eval_loss(std::vector<double> losses) {
   return n % 2 ? losses[n / 2] : 0.5 * (losses[n / 2 - 1] + losses[n / 2]);
 }
 
+LossThresholds loss_thresholds(const RunConfig& base) {
+  if (base.task != Task::synthetic) {
+    const TextBaselines& b = text_baselines(base.task);
+    return {b.trained_line(), b.unigram};
+  }
+  return {trained_threshold(base.classes), collapse_threshold(base.classes)};
+}
+
 Verdict verdict_of(double median_loss, std::size_t classes) {
-  if (!(median_loss <= collapse_threshold(classes))) return Verdict::failed;  // above, +inf (or no runs: NaN)
-  return median_loss < trained_threshold(classes) ? Verdict::trained : Verdict::between;
+  return verdict_of(median_loss, LossThresholds{trained_threshold(classes), collapse_threshold(classes)});
+}
+
+Verdict verdict_of(double median_loss, const LossThresholds& thresholds) {
+  if (!(median_loss <= thresholds.collapsed)) return Verdict::failed;  // above, +inf (or no runs: NaN)
+  return median_loss < thresholds.trained ? Verdict::trained : Verdict::between;
 }
 
 std::vector<DepthCell> depth_cells(const SweepGrid& g, const std::vector<RunOutcome>& outcomes, const SummaryRow& row,
@@ -66,11 +79,12 @@ std::vector<DepthCell> depth_cells(const SweepGrid& g, const std::vector<RunOutc
     losses[k].push_back(o.fail_reason == "nonfinite" ? std::numeric_limits<double>::infinity() : o.eval_loss);
     cells[k].trained += o.failed ? 0 : 1;
   }
+  const LossThresholds thresholds = loss_thresholds(g.base);
   for (std::size_t k = 0; k < g.depths.size(); ++k) {
     cells[k].depth = g.depths[k];
     cells[k].runs = losses[k].size();
     cells[k].median_eval_loss = median_eval_loss(losses[k]);
-    cells[k].verdict = cells[k].runs ? verdict_of(cells[k].median_eval_loss, g.base.classes) : Verdict::failed;
+    cells[k].verdict = cells[k].runs ? verdict_of(cells[k].median_eval_loss, thresholds) : Verdict::failed;
   }
   return cells;
 }
@@ -131,8 +145,19 @@ std::string summary_table(const SweepGrid& g, const std::vector<RunOutcome>& out
   line(headers);
   for (const auto& r : rows) line(r);
   const std::size_t K = g.base.classes;
-  s << std::setprecision(4) << text::verdict_trained.in(lang) << K << ") = " << trained_threshold(K)
-    << text::verdict_collapsed.in(lang) << K << ") = " << collapse_threshold(K) << text::verdict_legend.in(lang);
+  if (g.base.task != Task::synthetic) {
+    const TextBaselines& b = text_baselines(g.base.task);
+    const double ln2 = std::log(2.0);
+    s << std::fixed << std::setprecision(3) << text::text_verdict_trained.in(lang) << b.trained_line() / ln2
+      << text::text_verdict_nats.in(lang) << b.trained_line() << text::text_verdict_midpoint.in(lang) << b.unigram / ln2
+      << text::text_verdict_to_bigram.in(lang) << b.bigram / ln2 << text::text_verdict_collapsed.in(lang)
+      << b.unigram / ln2 << text::text_verdict_nats.in(lang) << b.unigram << text::text_verdict_end.in(lang)
+      << std::defaultfloat;
+  } else {
+    s << std::setprecision(4) << text::verdict_trained.in(lang) << K << ") = " << trained_threshold(K)
+      << text::verdict_collapsed.in(lang) << K << ") = " << collapse_threshold(K);
+  }
+  s << text::verdict_legend.in(lang);
   if (g.seeds.size() < 3) s << text::few_seeds.in(lang);
   return s.str();
 }

@@ -80,7 +80,8 @@ Figure eval_vs_depth_figure(const SweepGrid& g, const Table& runs, Lang lang) {
             text::eval_vs_depth_lines.in(lang);
   size_figure(f, g.lrs.size() * g.warmups.size(), 470, 420);
   const std::vector<RunConfig> all = expand(g);
-  const double threshold = collapse_threshold(g.base.classes);
+  const LossThresholds thresholds = loss_thresholds(g.base);  // a text task's: its baselines (text_run.hpp)
+  const double threshold = thresholds.collapsed;
   for (double lr : g.lrs)
     for (long w : g.warmups) {
       Panel panel;
@@ -91,7 +92,7 @@ Figure eval_vs_depth_figure(const SweepGrid& g, const Table& runs, Lang lang) {
       panel.clip_top = loss_clip(g);
       panel.series = per_depth(g, all, runs, "eval_loss", lr, w, panel.clip_top, PerDepth::median);
       panel.functions.push_back(chance_line(g, lang));
-      const double trained = trained_threshold(g.base.classes);
+      const double trained = thresholds.trained;
       panel.functions.push_back(format_double(trained) + " with lines dt (1,2) lw 1.2 lc rgb '#888888' title " +
                                 "'" + text::trained_below.in(lang) + format_double(std::round(trained * 1000) / 1000) + "'");
       panel.functions.push_back(format_double(threshold) + " with lines dt (2,3) lw 1.2 lc rgb '#888888' title " +

@@ -1,4 +1,4 @@
-// Exercises 17-21 (the KV-cache decode step, SwiGLU, LoRA, dropout, sampling): each skeleton untouched is
+// Exercises 17-22 (the KV-cache decode step, SwiGLU, LoRA, dropout, sampling, a LLaMA block): each skeleton untouched is
 // not_implemented, each reference solution passes (their planted mistakes are in the generated
 // test_exercise_mistakes.cpp), and the sampling check judges the distribution of the draws, not each draw.
 #include "exercise_test_common.hpp"
@@ -20,6 +20,9 @@ namespace sol20 {
 namespace sol21 {
 #include "../../exercises/solutions/21_sampling_solution.cpp"
 }
+namespace sol22 {
+#include "../../exercises/solutions/22_llama_block_solution.cpp"
+}
 namespace skel17 {
 #include "../../exercises/17_kv_cache_decode.cpp"
 }
@@ -34,6 +37,9 @@ namespace skel20 {
 }
 namespace skel21 {
 #include "../../exercises/21_sampling.cpp"
+}
+namespace skel22 {
+#include "../../exercises/22_llama_block.cpp"
 }
 
 using namespace tapegrad::exercise;
@@ -58,13 +64,15 @@ const std::vector<Graded>& graded_exercises() {
        [](const Options& o) { return check_dropout(skel20::dropout_forward, skel20::dropout_backward, o); }},
       {"sampling", [](const Options& o) { return check_sampling(sol21::sampling_probabilities, sol21::sample_token, o); },
        [](const Options& o) { return check_sampling(skel21::sampling_probabilities, skel21::sample_token, o); }},
+      {"llama_block", [](const Options& o) { return check_llama_block(sol22::llama_block_forward, o); },
+       [](const Options& o) { return check_llama_block(skel22::llama_block_forward, o); }},
   };
   return g;
 }
 
 }  // namespace
 
-TEST_CASE("exercise: the reference solutions of exercises 17-21 pass within 3 s each", "[exercise]") {
+TEST_CASE("exercise: the reference solutions of exercises 17-22 pass within 3 s each", "[exercise]") {
   for (const Graded& g : graded_exercises()) {
     const auto start = std::chrono::steady_clock::now();
     const Report r = g.solution(english());
@@ -76,7 +84,7 @@ TEST_CASE("exercise: the reference solutions of exercises 17-21 pass within 3 s 
   }
 }
 
-TEST_CASE("exercise: the skeletons of exercises 17-21 are not implemented", "[exercise]") {
+TEST_CASE("exercise: the skeletons of exercises 17-22 are not implemented", "[exercise]") {
   for (const Graded& g : graded_exercises()) {
     const Report r = g.skeleton(english());
     INFO(g.name << ":\n" << r.to_string());

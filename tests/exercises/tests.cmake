@@ -90,6 +90,11 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
     --fill dropout=${_ex_sol}/20_dropout_solution.cpp)
   add_exercise_notebook_test(exercise_llm_parts.mistake exercise_llm_parts --lang zh ${_ex_llm_solved}
     --fill dropout=${CMAKE_CURRENT_LIST_DIR}/mistakes/20_dropout__inverted_scale_missing.cpp)
+  # Exercise 22 (a LLaMA block from the learner's parts), solved, and with k left unrotated, in Chinese.
+  add_exercise_notebook_test(exercise_llama_block.solved exercise_llama_block
+    --fill llama_block=${_ex_sol}/22_llama_block_solution.cpp)
+  add_exercise_notebook_test(exercise_llama_block.mistake exercise_llama_block --lang zh
+    --fill llama_block=${CMAKE_CURRENT_LIST_DIR}/mistakes/22_llama_block__rope_not_on_k.cpp)
 endif()
 # The generated exercise notebooks are what the exercise files say now.
 add_test(NAME exercise.notebooks_up_to_date

@@ -4,6 +4,7 @@
 #   doc       docs/lab/poems_run.txt (scripts/poems.sh --doc wrote it): the model beats both baselines by the margin
 #             docs/lab.md states, and its baselines are the ones the command prints today (same corpus, same code)
 #   missing   a missing corpus: exit status 1 and a message naming the path and the package
+#   english   docs/lab/english_run.txt (scripts/poems.sh --doc --task english) against the margin docs/lab.md states
 # Usage: poems_test.sh TAPEGRAD_DEPTH SOURCE_DIR WORK_DIR  (prints PASS: poems, SKIPPED: or FAIL:)
 set -uo pipefail
 bin=$1 src=$2 work=$3
@@ -37,4 +38,24 @@ awk -v m="$model" -v u="$unigram" -v b="$bigram" -v d="$margin" 'BEGIN { exit !(
   fail "docs/lab/poems_run.txt: the model's $model bpc is not $margin below the bigram's $bigram and the unigram's $unigram"
 grep -q "^  unigram (add-one) *$unigram\$" "$work/run/summary.txt" && grep -q "^  bigram (unigram-smoothed) *$bigram\$" "$work/run/summary.txt" ||
   fail "the baselines in docs/lab/poems_run.txt ($unigram, $bigram) are not the command's today: scripts/poems.sh --doc"
+
+# The English run (scripts/poems.sh --doc --task english wrote docs/lab/english_run.txt): the margin docs/lab.md
+# states for it, and its baselines are the command's today (a 4-step run on the fortunes). Skipped without them.
+english=/usr/share/games/fortunes/fortunes
+if [ -r "$english" ]; then
+  doc="$src/docs/lab/english_run.txt"
+  margin=$(grep -o "English model beats both baselines by at least [0-9.]* bits per character" "$src/docs/lab.md" | grep -o "[0-9.]*" | head -1)
+  [ -n "$margin" ] || fail "docs/lab.md states no margin for English ('English model beats both baselines by at least M bits per character')"
+  unigram=$(grep "^  unigram" "$doc" | awk '{print $3}') bigram=$(grep "^  bigram" "$doc" | awk '{print $3}')
+  model=$(grep "^  model" "$doc" | awk '{print $2}')
+  awk -v m="$model" -v u="$unigram" -v b="$bigram" -v d="$margin" 'BEGIN { exit !(m + d <= b && m + d <= u) }' ||
+    fail "docs/lab/english_run.txt: the model's $model bpc is not $margin below the bigram's $bigram and the unigram's $unigram"
+  "$bin" poems --task english --out "$work/english" --steps 4 --warmup 1 --eval-every 2 --depth 1 -d 16 --block 16 \
+    --batch 4 --chars 20 >"$work/english.log" 2>&1 || fail "the 4-step English run failed: $(tail -3 "$work/english.log")"
+  grep -q "^  unigram (add-one) *$unigram\$" "$work/english/summary.txt" &&
+    grep -q "^  bigram (unigram-smoothed) *$bigram\$" "$work/english/summary.txt" ||
+    fail "the baselines in docs/lab/english_run.txt ($unigram, $bigram) are not the command's today: scripts/poems.sh --doc --task english"
+else
+  echo "(docs/lab/english_run.txt not checked: $english is missing; scripts/deps.sh lab installs fortunes)"
+fi
 echo "PASS: poems"

@@ -107,3 +107,12 @@ add_test(NAME lab.poems
           ${CMAKE_CURRENT_BINARY_DIR}/lab-poems)
 set_tests_properties(lab.poems PROPERTIES PASS_REGULAR_EXPRESSION "PASS: poems" FAIL_REGULAR_EXPRESSION "FAIL:"
   SKIP_REGULAR_EXPRESSION "SKIPPED:" ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;cli;docs" TIMEOUT 300)
+
+# The poems depth sweep's committed results (scripts/lab-poems-depth.sh, docs/lab/poems_depth.txt and
+# poems_depth_runs.csv): 4 of its runs re-run against the committed losses, its thresholds and its list of chaotic
+# cells (poems_depth_test.sh says what it checks). About 15 CPU-seconds.
+add_test(NAME lab.poems_depth
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/poems_depth_test.sh $<TARGET_FILE:tapegrad-depth> ${PROJECT_SOURCE_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/lab-poems-depth)
+set_tests_properties(lab.poems_depth PROPERTIES PASS_REGULAR_EXPRESSION "PASS: poems_depth" FAIL_REGULAR_EXPRESSION "FAIL:"
+  SKIP_REGULAR_EXPRESSION "SKIPPED:" ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS "lab;docs" TIMEOUT 300)

@@ -23,12 +23,13 @@ Spec pre_norm_spec();
 Spec softmax_backward_spec();
 Spec attention_backward_spec();
 Spec adam_step_spec();
-// exercises 17-21: exercise_kv_cache_decode.cpp, exercise_swiglu.cpp, exercise_lora.cpp, exercise_dropout.cpp,
-// exercise_sampling.cpp
+// exercises 17-22: exercise_kv_cache_decode.cpp, exercise_swiglu.cpp, exercise_lora.cpp, exercise_dropout.cpp,
+// exercise_sampling.cpp, exercise_llama_block.cpp
 Spec kv_cache_decode_spec();
 Spec swiglu_spec();
 Spec lora_spec();
 Spec dropout_spec();
 Spec sampling_spec();
+Spec llama_block_spec();
 
 }  // namespace tapegrad::exercise::detail

@@ -159,7 +159,7 @@ Report check_pre_norm(BlockForward forward, BlockBackward backward, const Option
 Report check_softmax_backward(SoftmaxBackward backward, const Options& options = {});
 Report check_attention_backward(AttentionBackward backward, const Options& options = {});
 Report check_adam_step(AdamStep step, const Options& options = {});
-// Exercises 17-21 (the KV cache, SwiGLU, LoRA, dropout, sampling): their types and checks are in
+// Exercises 17-22 (the KV cache, SwiGLU, LoRA, dropout, sampling, a LLaMA block): their types and checks are in
 // exercise_llm_parts.hpp, included at the end of this header.
 
 // ---- what scripts/exercise.sh and the notebooks use ----
@@ -210,4 +210,4 @@ inline nlohmann::json mime_bundle_repr(const Report& report) {
 }  // namespace tapegrad::exercise
 #endif
 
-#include "tapegrad_grader/exercise_llm_parts.hpp"  // exercises 17-21
+#include "tapegrad_grader/exercise_llm_parts.hpp"  // exercises 17-22

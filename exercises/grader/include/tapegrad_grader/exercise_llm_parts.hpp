@@ -1,6 +1,6 @@
 #pragma once
-// The types and checks of exercises 17-21 (a language model's parts: one KV-cache decode step, the
-// SwiGLU FFN, LoRA, dropout and sampling), beside exercise.hpp's, which includes this header at its end
+// The types and checks of exercises 17-22 (a language model's parts: one KV-cache decode step, the
+// SwiGLU FFN, LoRA, dropout and sampling; and a LLaMA block from them), beside exercise.hpp's, which includes this header at its end
 // (a learner's file includes exercise.hpp alone). Each check is in exercises/grader/src/exercise_<name>.cpp.
 
 #include <cstddef>
@@ -25,6 +25,13 @@ struct SwigluGrads {  // y = (silu(x W1ᵀ) ⊙ x W3ᵀ) W2ᵀ
 struct LoraGrads {
   Array dx, da, db, dw;
 };
+// A LLaMA decoder block's weights, nn.Linear's layout (out, in), no biases: the two RMSNorms' weights (d),
+// the attention's projections wq (H·D, d), wk and wv (Hkv·D, d), wo (d, H·D), and the SwiGLU FFN's
+// w1 (gate) and w3 (up) (hidden, d), w2 (d, hidden).
+struct LlamaBlockWeights {
+  Array attention_norm, wq, wk, wv, wo;
+  Array ffn_norm, w1, w3, w2;
+};
 
 // ---- the signatures the exercises fix ----
 using KvCacheDecodeStep = std::function<Array(DecodeCache& cache, const Array& x, const Array& pos, const Array& wq,
@@ -42,6 +49,9 @@ using SamplingProbabilities = std::function<Array(const Array& logits, double te
                                                   double top_p)>;
 using SampleToken = std::function<std::size_t(const Array& logits, double temperature, std::size_t top_k,
                                               double top_p, double u)>;
+// x (B, S, d) -> (B, S, d); num_kv_heads divides num_heads; eps the RMSNorms', rope_base RoPE's.
+using LlamaBlockForward = std::function<Array(const Array& x, const LlamaBlockWeights& weights, std::size_t num_heads,
+                                              std::size_t num_kv_heads, double eps, double rope_base)>;
 
 // ---- the checks ----
 Report check_kv_cache_decode(KvCacheDecodeStep step, const Options& options = {});
@@ -49,5 +59,6 @@ Report check_swiglu(SwigluForward forward, SwigluBackward backward, const Option
 Report check_lora(LoraForward forward, LoraBackward backward, LoraMerge merge, const Options& options = {});
 Report check_dropout(DropoutForward forward, DropoutBackward backward, const Options& options = {});
 Report check_sampling(SamplingProbabilities probabilities, SampleToken sample, const Options& options = {});
+Report check_llama_block(LlamaBlockForward forward, const Options& options = {});
 
 }  // namespace tapegrad::exercise

@@ -91,6 +91,8 @@ struct Failure {
   std::string reason;  // "nonfinite", "collapse" or ""
 };
 Failure classify(const TrainLog& log, double final_eval_loss, std::size_t classes);
+// The same with the collapse threshold given (the text tasks': text_run.hpp).
+Failure classify_above(const TrainLog& log, double final_eval_loss, double collapse_above);
 
 struct RunResult {
   RunConfig config;

@@ -48,6 +48,16 @@ inline constexpr Phrase deepest_end{"):\n", "）：\n"};
 inline constexpr Phrase verdict_trained{"The verdict at a depth is its median run's final eval loss: trained below 0.5*ln(",
                                         "某一深度的判定看其中位数运行的最终评估损失：低于 0.5*ln("};
 inline constexpr Phrase verdict_collapsed{",\ncollapsed above 0.7*ln(", " 为训练成功，\n高于 0.7*ln("};
+// A text task's verdict (text_run.hpp): the corpus's bigram and unigram baselines, in bits per character and nats.
+inline constexpr Phrase text_verdict_trained{
+    "The verdict at a depth is its median run's final validation loss: trained below ",
+    "某一深度的判定看其中位数运行的最终验证损失：低于 "};
+inline constexpr Phrase text_verdict_nats{" bits per character (", " 比特/字符（"};
+inline constexpr Phrase text_verdict_midpoint{" nats), half-way from the unigram baseline's ",
+                                              " nats，即一元（unigram）基线 "};
+inline constexpr Phrase text_verdict_to_bigram{" to the bigram's ", " 与二元（bigram）基线 "};
+inline constexpr Phrase text_verdict_collapsed{",\ncollapsed above the unigram baseline's ", " 的中点）为训练成功，\n高于一元基线的 "};
+inline constexpr Phrase text_verdict_end{" nats)", " nats）"};
 inline constexpr Phrase verdict_legend{
     " (a NaN/Inf run counts as the worst). \"~D\": at depth D the median lies between the two,\n"
     "neither trained nor collapsed. \"-\": no depth trained; \"*\": a shallower depth did not train; "

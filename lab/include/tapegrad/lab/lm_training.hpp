@@ -10,18 +10,23 @@
 //   batches   step t's windows from Generator(hash of batch_seed(run) and t): a resumed run draws the batches an
 //             uninterrupted one draws, with no generator state to save.
 //   update    Adam (PyTorch's defaults), lr by WarmupCosine(lr, warmup, steps, lr/10), the gradient clipped to
-//             a global norm of `clip` (clip_grad_norm_).
+//             a global norm of `clip` (clip_grad_norm_). The depth sweep's text runs (text_run.hpp) train by the
+//             lab's rule instead: LinearWarmup (constant after the warmup) and no clipping (lab_rule), so that
+//             their depth stability is compared with the synthetic tasks' under the same optimiser.
+//   NaN/Inf   a non-finite loss or gradient stops the run there (LmRun::nonfinite_step), as the sweep's runs stop.
 //   eval      every eval_every steps and at the end: the mean cross-entropy over the validation windows
 //             (eval_windows), in bits per character (nats / ln 2).
 //   checkpoint  at each evaluation (and when stopped early): DIR/model/*.npy (optim::save_checkpoint), DIR/adam/
 //             (each parameter's step, exp_avg and exp_avg_sq), DIR/state.txt (the step reached, the run's id and the
 //             evaluations so far). resume continues from it to the same bits as a run that never stopped.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tapegrad/lab/depth_run.hpp"
 #include "tapegrad/lab/run_config.hpp"
 #include "tapegrad/lab/text_corpus.hpp"
 #include "tapegrad/nn/transformer_lm.hpp"
@@ -35,6 +40,8 @@ struct LmTrainingOptions {
   std::string checkpoint_dir;  // "": no checkpoint
   bool resume = false;         // continue from checkpoint_dir (an Error if it holds none, or another run's)
   long stop_after = -1;        // >= 0: stop after this many steps, checkpointed (an interrupted run, for the tests)
+  bool lab_rule = false;       // the depth sweep's schedule: LinearWarmup(lr, warmup), no clipping (clip unused)
+  const std::atomic<bool>* stop = nullptr;  // checked before each step: true stops the run (LmRun::interrupted)
 };
 
 struct LmEval {
@@ -48,6 +55,9 @@ struct LmRun {
   std::vector<LmEval> evals;
   long steps_done = 0;
   double seconds = 0.0;  // wall time of this process's training (a resumed run: since the resume)
+  std::vector<CurvePoint> curve;  // every step of this process: minibatch loss (nats), gradient norm, lr
+  long nonfinite_step = -1;       // the step whose loss or gradient was NaN/Inf (the run stopped there), else -1
+  bool interrupted = false;       // options.stop became true
   double final_val_bpc() const { return evals.empty() ? 0.0 : evals.back().val_bpc; }
 };
 

@@ -32,10 +32,17 @@ std::vector<SummaryRow> summary_rows(const SweepGrid& grid);
 //   failed   it is above collapse_threshold(K) = 0.7·ln K, the per-run failure criterion (a NaN/Inf run counts
 //            as +inf: the worst run, so a majority of NaN runs fails the depth)
 //   between  in the gap between the two: neither trained nor collapsed, shown as such ("~32"), not rounded
+// On a text task (--task poems|english) the two thresholds are the corpus's bigram and unigram baselines
+// (text_run.hpp says why): loss_thresholds(grid.base) gives the pair for either kind of task.
 enum class Verdict { trained, between, failed };
 double trained_threshold(std::size_t classes);  // 0.5·ln K
+struct LossThresholds {
+  double trained = 0.0, collapsed = 0.0;  // nats: trained below the first, collapsed above the second
+};
+LossThresholds loss_thresholds(const RunConfig& base);
 double median_eval_loss(std::vector<double> losses);  // non-finite values count as +inf; NaN if empty
 Verdict verdict_of(double median_loss, std::size_t classes);
+Verdict verdict_of(double median_loss, const LossThresholds& thresholds);
 
 struct DepthCell {
   std::size_t depth = 0;
