@@ -4,7 +4,7 @@
 # ctest -R docs.times), the other docs point there, and tapegrad-depth --help computes its estimates from the
 # per-run costs in it (lab/CMakeLists.txt reads it).
 #   scripts/measure-times.sh [NAME...]   (default: all; NAME: default-sweep transformer-preset lab-papers
-#                                         lab-init-profile lab-precision lab-widths debug-build)
+#                                         lab-init-profile lab-precision lab-widths lab-poems-depth debug-build)
 # Each is timed once as CPU time (user + sys of every process, which other work on the machine hardly changes)
 # and wall time (which it does: the load average is recorded beside it). Needs the default build (build/).
 # Measuring all of them takes about 10 CPU-minutes (the figures themselves are in the file).
@@ -16,14 +16,15 @@ depth="$root/build/lab/tapegrad-depth"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export OPENBLAS_NUM_THREADS=1
-all=(default-sweep transformer-preset lab-papers lab-init-profile lab-precision lab-widths debug-build)
+all=(default-sweep transformer-preset lab-papers lab-init-profile lab-precision lab-widths lab-poems-depth debug-build)
 names=("$@")
 ((${#names[@]})) || names=("${all[@]}")
 
 runs_of() {  # the number of runs each command trains (debug-build: none)
   case "$1" in
     default-sweep) echo 360 ;; transformer-preset) echo 192 ;; lab-papers) echo 16 ;;
-    lab-init-profile) echo 32 ;; lab-precision) echo 196 ;; lab-widths) echo 231 ;; debug-build) echo 0 ;;
+    lab-init-profile) echo 32 ;; lab-precision) echo 196 ;; lab-widths) echo 231 ;; lab-poems-depth) echo 192 ;;
+    debug-build) echo 0 ;;
   esac
 }
 
@@ -35,6 +36,7 @@ run() {  # the command of each name, run in the scratch folder
     lab-init-profile) "$root/scripts/lab-init-profile.sh" "$scratch/init-profile" ;;
     lab-precision) "$root/scripts/lab-precision.sh" "$scratch/precision" ;;
     lab-widths) "$root/scripts/lab-widths.sh" "$scratch/widths" ;;
+    lab-poems-depth) "$root/scripts/lab-poems-depth.sh" "$scratch/poems-depth" ;;
     # What scripts/debug.sh builds on a fresh clone: the debug preset, the library and one example, no ccache.
     debug-build) CCACHE_DISABLE=1 TAPEGRAD_DEBUG_BUILD_DIR="$scratch/build-debug" "$root/scripts/debug.sh" \
                    layer_norm_by_hand -- -batch -ex quit ;;

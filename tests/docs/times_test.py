@@ -26,6 +26,7 @@ COMMANDS = {  # name in times.txt -> what a reader types
     "lab-init-profile": "`scripts/lab-init-profile.sh`",
     "lab-precision": "`scripts/lab-precision.sh`",
     "lab-widths": "`scripts/lab-widths.sh` (the quick study)",
+    "lab-poems-depth": "`scripts/lab-poems-depth.sh` (the depth sweep on the poems)",
     "debug-build": "`scripts/debug.sh` on a fresh clone (the debug build)",
 }
 # Where a time may not be written by hand, and what such a time looks like.
