@@ -40,7 +40,7 @@ nn::ResidualBlockOptions residual_options(const RunConfig& c, Generator* dropout
   residual.norm = lab::to_string(c.norm);
   if (c.dropout > 0.0) {
     if (!dropout_generator)
-      throw std::invalid_argument("residual_options: --dropout " + std::to_string(c.dropout) +
+      throw std::invalid_argument("residual_options: --dropout " + format_double(c.dropout) +
                                   " needs the model's own dropout Generator (DepthModel's); none was given");
     residual.dropout = c.dropout;
     residual.dropout_generator = dropout_generator;
@@ -80,9 +80,10 @@ DepthModel::DepthModel(const RunConfig& c, Generator& gen)
     input = register_module("input", std::make_shared<nn::Linear>(c.d_in, c.d, true, gen));
   }
   blocks = register_module("blocks", std::make_shared<nn::Sequential>());
+  const nn::TransformerBlockOptions block_options = transformer_block_options(c, &dropout_generator);  // every block's
   for (std::size_t l = 0; l < c.depth; ++l) {
     if (transformer) {
-      blocks->append(std::make_shared<nn::TransformerBlock>(c.d, c.heads, c.placement, transformer_block_options(c, &dropout_generator), gen));
+      blocks->append(std::make_shared<nn::TransformerBlock>(c.d, c.heads, c.placement, block_options, gen));
     } else {
       residual.sublayer_name = "ffn";  // PyTorch's state_dict keys: blocks.3.ffn.fc1.weight
       blocks->append(std::make_shared<nn::ResidualBlock>(std::make_shared<nn::FFN>(c.d, hidden, tapegrad::to_string(c.activation), gen),

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 nn::TransformerLMOptions lm_options(const RunConfig& c, std::size_t vocab) {
   if (c.dropout > 0.0)  // the residual dropout is the depth sweep's (DepthModel); the text model has no stream for it
-    throw std::invalid_argument("tapegrad-depth poems: --dropout " + std::to_string(c.dropout) +
+    throw std::invalid_argument("tapegrad-depth poems: --dropout " + format_double(c.dropout) +
                                 " is not taken by the text tasks (only the depth sweep's models drop); leave it at 0");
   nn::TransformerLMOptions o;
   o.vocab_size = vocab;

@@ -5,7 +5,9 @@
 
 #include "lab/lab_helpers.hpp"
 #include "helpers.hpp"
+#include "tapegrad/lab/depth_model.hpp"
 #include "tapegrad/lab/depth_run.hpp"
+#include "tapegrad/lab/lm_training.hpp"
 #include "tapegrad/lab/run_fields.hpp"
 
 using namespace tapegrad;
@@ -53,4 +55,22 @@ TEST_CASE("lab dropout: in the id and config.json only when set, refused outside
   CHECK(f.problem(std::nan("")) == "a dropout probability must be a number in [0, 1), got nan");
   // The learning rate keeps its own rule.
   CHECK(run_field("lr").problem(0.0) == "a learning rate must be a finite number > 0, got 0");
+}
+
+TEST_CASE("lab dropout: refused without the model's Generator, and by the text tasks", "[lab][dropout]") {
+  RunConfig c = tiny_run(nn::Placement::pre, 2);
+  c.dropout = 0.1;
+  // A block built without the Generator would draw its masks from nowhere: the helpers refuse, naming --dropout.
+  CHECK_THROWS_WITH(residual_options(c), Catch::Contains("residual_options: --dropout 0.1") &&
+                                             Catch::Contains("needs the model's own dropout Generator"));
+  CHECK_THROWS_WITH(transformer_block_options(c), Catch::Contains("needs the model's own dropout Generator"));
+  Generator gen(7);
+  CHECK(residual_options(c, &gen).dropout_generator == &gen);
+  CHECK(transformer_block_options(c, &gen).residual.dropout == 0.1);
+  c.dropout = 0.0;  // no dropout: no Generator needed
+  CHECK(residual_options(c).dropout == 0.0);
+  // The text tasks' model has no residual dropout: --dropout is refused, not ignored.
+  c.dropout = 0.1;
+  CHECK_THROWS_WITH(lm_options(c, 40), Catch::Contains("tapegrad-depth poems: --dropout 0.1") &&
+                                           Catch::Contains("is not taken by the text tasks"));
 }
