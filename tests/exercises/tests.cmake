@@ -8,11 +8,10 @@ find_program(TAPEGRAD_EXERCISE_PYTHON NAMES python3)
 # kept in tests/exercises/mistakes/ as examples, which exercise.planted_up_to_date compares.
 set(TAPEGRAD_PLANTED_DIR ${CMAKE_CURRENT_BINARY_DIR}/planted)
 file(GLOB _ex_solutions CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/exercises/solutions/*.cpp)
-file(GLOB _ex_hand_written CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/mistakes/*.cpp)  # exercises 11 onwards
 add_custom_command(OUTPUT ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp
   COMMAND ${TAPEGRAD_EXERCISE_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py --out ${TAPEGRAD_PLANTED_DIR}
   DEPENDS ${CMAKE_CURRENT_LIST_DIR}/plant_mistakes.py ${PROJECT_SOURCE_DIR}/tools/exercise_table.py
-          ${PROJECT_SOURCE_DIR}/exercises/table.tsv ${_ex_solutions} ${_ex_hand_written}
+          ${PROJECT_SOURCE_DIR}/exercises/table.tsv ${_ex_solutions}
   COMMENT "Planting the exercises' mistakes (tests/exercises/plant_mistakes.py)" VERBATIM)
 target_sources(tapegrad_tests PRIVATE ${TAPEGRAD_PLANTED_DIR}/test_exercise_mistakes.cpp)
 # exercise_test_common.hpp, and the LayerNorm solutions a planted blocks file includes ("solutions/...").
@@ -41,6 +40,7 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
                   --expectations ${PROJECT_SOURCE_DIR}/tests/notebooks/expectations.json)
   set(_ex_nb_out ${CMAKE_CURRENT_BINARY_DIR}/exercise_notebooks)
   set(_ex_sol ${PROJECT_SOURCE_DIR}/exercises/solutions)
+  set(_ex_planted ${TAPEGRAD_PLANTED_DIR}/mistakes)  # written when tapegrad_tests is built
   function(add_exercise_notebook_test name notebook)
     add_test(NAME notebook.${name}
              COMMAND ${TAPEGRAD_EXERCISE_JUPYTER_PYTHON} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/exercise_notebook.py
@@ -76,12 +76,12 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
     --fill multi_head_attention_backward=${_ex_sol}/14_multi_head_attention_backward_solution.cpp
     --fill grouped_query_attention=${_ex_sol}/15_grouped_query_attention_solution.cpp)
   add_exercise_notebook_test(exercise_multi_head_attention.mistake exercise_multi_head_attention --lang zh
-    --fill multi_head_attention=${CMAKE_CURRENT_LIST_DIR}/mistakes/13_multi_head_attention__mask_after_softmax.cpp
+    --fill multi_head_attention=${_ex_planted}/13_multi_head_attention__mask_after_softmax.cpp
     --fill multi_head_attention_backward=${_ex_sol}/14_multi_head_attention_backward_solution.cpp
-    --fill grouped_query_attention=${CMAKE_CURRENT_LIST_DIR}/mistakes/15_grouped_query_attention__kv_heads_tiled.cpp)
+    --fill grouped_query_attention=${_ex_planted}/15_grouped_query_attention__kv_heads_tiled.cpp)
   add_exercise_notebook_test(exercise_rope.solved exercise_rope --fill rope=${_ex_sol}/16_rope_solution.cpp)
   add_exercise_notebook_test(exercise_rope.mistake exercise_rope --lang zh
-    --fill rope=${CMAKE_CURRENT_LIST_DIR}/mistakes/16_rope__other_style.cpp)
+    --fill rope=${_ex_planted}/16_rope__other_style.cpp)
   # Exercises 17-21 (a language model's parts), solved, and with dropout's 1/(1 − p) left out, in Chinese.
   set(_ex_llm_solved --fill kv_cache_decode=${_ex_sol}/17_kv_cache_decode_solution.cpp
     --fill swiglu=${_ex_sol}/18_swiglu_solution.cpp --fill lora=${_ex_sol}/19_lora_solution.cpp
@@ -89,12 +89,12 @@ if(TAPEGRAD_HAVE_KERNEL AND TAPEGRAD_EXERCISE_JUPYTER_PYTHON)
   add_exercise_notebook_test(exercise_llm_parts.solved exercise_llm_parts ${_ex_llm_solved}
     --fill dropout=${_ex_sol}/20_dropout_solution.cpp)
   add_exercise_notebook_test(exercise_llm_parts.mistake exercise_llm_parts --lang zh ${_ex_llm_solved}
-    --fill dropout=${CMAKE_CURRENT_LIST_DIR}/mistakes/20_dropout__inverted_scale_missing.cpp)
+    --fill dropout=${_ex_planted}/20_dropout__inverted_scale_missing.cpp)
   # Exercise 22 (a LLaMA block from the learner's parts), solved, and with k left unrotated, in Chinese.
   add_exercise_notebook_test(exercise_llama_block.solved exercise_llama_block
     --fill llama_block=${_ex_sol}/22_llama_block_solution.cpp)
   add_exercise_notebook_test(exercise_llama_block.mistake exercise_llama_block --lang zh
-    --fill llama_block=${CMAKE_CURRENT_LIST_DIR}/mistakes/22_llama_block__rope_not_on_k.cpp)
+    --fill llama_block=${_ex_planted}/22_llama_block__rope_not_on_k.cpp)
 endif()
 # The generated exercise notebooks are what the exercise files say now.
 add_test(NAME exercise.notebooks_up_to_date
