@@ -28,33 +28,30 @@ grep -q "^training: 4 steps in" "$work/run/summary.txt" || fail "the summary has
   --resume >"$work/resume.log" 2>&1 && fail "resuming a run of other --steps was accepted"
 grep -q "not of this one" "$work/resume.log" || fail "a checkpoint of another run: $(tail -2 "$work/resume.log")"
 
-# The committed numbers: the margin docs/lab.md states ("by at least M bits per character") and the baselines.
-doc="$src/docs/lab/poems_run.txt"
-margin=$(grep -o "beats both baselines by at least [0-9.]* bits per character" "$src/docs/lab.md" | grep -o "[0-9.]*" | head -1)
-[ -n "$margin" ] || fail "docs/lab.md states no margin ('beats both baselines by at least M bits per character')"
-unigram=$(grep "^  unigram" "$doc" | awk '{print $3}') bigram=$(grep "^  bigram" "$doc" | awk '{print $3}')
-model=$(grep "^  model" "$doc" | awk '{print $2}')
-awk -v m="$model" -v u="$unigram" -v b="$bigram" -v d="$margin" 'BEGIN { exit !(m + d <= b && m + d <= u) }' ||
-  fail "docs/lab/poems_run.txt: the model's $model bpc is not $margin below the bigram's $bigram and the unigram's $unigram"
-grep -q "^  unigram (add-one) *$unigram\$" "$work/run/summary.txt" && grep -q "^  bigram (unigram-smoothed) *$bigram\$" "$work/run/summary.txt" ||
-  fail "the baselines in docs/lab/poems_run.txt ($unigram, $bigram) are not the command's today: scripts/poems.sh --doc"
-
-# The English run (scripts/poems.sh --doc --task english wrote docs/lab/english_run.txt): the margin docs/lab.md
-# states for it, and its baselines are the command's today (a 4-step run on the fortunes). Skipped without them.
-english=/usr/share/games/fortunes/fortunes
-if [ -r "$english" ]; then
-  doc="$src/docs/lab/english_run.txt"
-  margin=$(grep -o "English model beats both baselines by at least [0-9.]* bits per character" "$src/docs/lab.md" | grep -o "[0-9.]*" | head -1)
-  [ -n "$margin" ] || fail "docs/lab.md states no margin for English ('English model beats both baselines by at least M bits per character')"
+# The committed numbers (scripts/poems.sh --doc [--task english] wrote DOC): the model beats both baselines by the
+# margin docs/lab.md states in the sentence "<PHRASE> by at least M bits per character", and the baselines are the
+# ones the command prints today in RUN/summary.txt.
+# check_doc DOC PHRASE RUN WHAT
+check_doc() {
+  local doc=$1 phrase=$2 run=$3 what=$4 margin unigram bigram model
+  margin=$(grep -o "$phrase by at least [0-9.]* bits per character" "$src/docs/lab.md" | grep -o "[0-9.]*" | head -1)
+  [ -n "$margin" ] || fail "docs/lab.md states no margin ('$phrase by at least M bits per character')"
   unigram=$(grep "^  unigram" "$doc" | awk '{print $3}') bigram=$(grep "^  bigram" "$doc" | awk '{print $3}')
   model=$(grep "^  model" "$doc" | awk '{print $2}')
   awk -v m="$model" -v u="$unigram" -v b="$bigram" -v d="$margin" 'BEGIN { exit !(m + d <= b && m + d <= u) }' ||
-    fail "docs/lab/english_run.txt: the model's $model bpc is not $margin below the bigram's $bigram and the unigram's $unigram"
+    fail "${doc#$src/}: the model's $model bpc is not $margin below the bigram's $bigram and the unigram's $unigram"
+  grep -q "^  unigram (add-one) *$unigram\$" "$run/summary.txt" && grep -q "^  bigram (unigram-smoothed) *$bigram\$" "$run/summary.txt" ||
+    fail "the baselines in ${doc#$src/} ($unigram, $bigram) are not the command's today: $what"
+}
+check_doc "$src/docs/lab/poems_run.txt" "beats both baselines" "$work/run" "scripts/poems.sh --doc"
+
+# The English run: its baselines against a 4-step run on the fortunes. Skipped without them.
+english=/usr/share/games/fortunes/fortunes
+if [ -r "$english" ]; then
   "$bin" poems --task english --out "$work/english" --steps 4 --warmup 1 --eval-every 2 --depth 1 -d 16 --block 16 \
     --batch 4 --chars 20 >"$work/english.log" 2>&1 || fail "the 4-step English run failed: $(tail -3 "$work/english.log")"
-  grep -q "^  unigram (add-one) *$unigram\$" "$work/english/summary.txt" &&
-    grep -q "^  bigram (unigram-smoothed) *$bigram\$" "$work/english/summary.txt" ||
-    fail "the baselines in docs/lab/english_run.txt ($unigram, $bigram) are not the command's today: scripts/poems.sh --doc --task english"
+  check_doc "$src/docs/lab/english_run.txt" "English model beats both baselines" "$work/english" \
+    "scripts/poems.sh --doc --task english"
 else
   echo "(docs/lab/english_run.txt not checked: $english is missing; scripts/deps.sh lab installs fortunes)"
 fi
