@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cell_text.hpp"
+#include "diagnostic_text.hpp"
 #include "cpp_tokens.hpp"
 
 namespace tapegrad_xcpp {
@@ -417,7 +418,7 @@ std::string without_capture_default(const std::string& declaration) {
 
 // A redefinable declaration in the cell's inline namespace (cell_wrap.hpp says why), reopened for each one.
 std::string in_cell_namespace(const std::string& declaration, const std::string& cell_namespace) {
-  return "inline namespace " + cell_namespace + " { " + declaration + " }";
+  return "inline namespace " + cell_namespace + " { " + declaration + kNamespaceEndMarker;
 }
 
 // `namespace N { ... }` (also `namespace A::B {`): where its braces are in the chunk's text, or npos if the

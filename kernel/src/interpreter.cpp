@@ -27,6 +27,7 @@
 #include "active_branches.hpp"
 #include "cell_wrap.hpp"
 #include "check_pass.hpp"
+#include "diagnostic_text.hpp"
 #include "help.hpp"
 #include "interrupt.hpp"
 #include "magics.hpp"
@@ -55,20 +56,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
-}
-
-// Diagnostics show the cell's lines as clang compiled them: take the kernel's wrappers out
-// again (the caret lines then point a little to the right of the spot; the message is exact).
-std::string without_wrappers(std::string text) {
-  static const std::regex wrappers[] = {
-      std::regex(R"(inline namespace __tgx_\d+(?:_\d+)* \{ )"),  // a cell's namespace
-      std::regex(R"(void __tgx_\d+(?:_\d+)+\(\) \{ \(\()"),
-      std::regex(R"(\), xcpp::detail::result_sink\{\}\); \} int __tgx_\d+(?:_\d+)+_run = \(__tgx_\d+(?:_\d+)+\(\), 0\);)"),
-      std::regex(R"(void __tgx_\d+(?:_\d+)+\(\) \{ )"),
-      std::regex(R"( ;\} int __tgx_\d+(?:_\d+)+_run = \(__tgx_\d+(?:_\d+)+\(\), 0\);)"),
-      std::regex(R"(__tgx_\d+(?:_\d+)*::)")};
-  for (const std::regex& w : wrappers) text = std::regex_replace(text, w, "");
-  return text;
 }
 
 // "input_line_7:2:3: error: no member named ..." -> "no member named ..."

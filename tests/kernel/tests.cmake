@@ -6,6 +6,7 @@ if(NOT TARGET tapegrad_xcpp_text)
 endif()
 add_executable(tapegrad_xcpp_text_tests ${CMAKE_CURRENT_LIST_DIR}/cell_text_cases.cpp
                ${CMAKE_CURRENT_LIST_DIR}/active_branches_cases.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/diagnostic_text_cases.cpp
                ${CMAKE_CURRENT_LIST_DIR}/splitter_fuzz.cpp)
 target_link_libraries(tapegrad_xcpp_text_tests PRIVATE tapegrad_xcpp_text Catch2::Catch2)
 # The fuzz test compiles the rewritten cells with clang 22 (syntax only), when it is there.

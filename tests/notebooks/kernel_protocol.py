@@ -183,6 +183,19 @@ def learner_checks(kc, km, args):
     ok_out("std::vector<long> vl2; vl2.push_back(3); std::cout << vl2.size() << std::endl;", "1\n",
            "std::vector<long> works after it")
     error("std::cout << undefined_here;", "CompileError", "a plain undeclared name")
+    # The error quotes the cell's line as typed, with the column and the ^ under the spot, as cling does: the
+    # kernel's wrappers taken out and the positions moved with them (kernel/src/diagnostic_text.cpp).
+    for code, spot, what in (('int typo_a = 1; int typo_b = "x";', "typo_b", "a declaration after another"),
+                             ("std::cout << 1;\nstd::cout << undefined_too;", "undefined_too", "a statement"),
+                             ("xr.shap()", "shap", "a last expression")):
+        reply = error(code, "CompileError", "%s with a typo" % what)
+        line_no, line = len(code.split("\n")), code.split("\n")[-1]
+        tb = reply.get("traceback", [])
+        quoted = [i for i, l in enumerate(tb) if l == "%5d | %s" % (line_no, line)]
+        check(len(quoted) == 1 and quoted[0] + 1 < len(tb) and tb[quoted[0] + 1].find("^") == 8 + line.index(spot)
+              and any(l.endswith(":%d:%d: error: %s" % (line_no, line.index(spot) + 1, reply.get("evalue", "")))
+                      for l in tb),
+              "%s: the error quotes the line as typed, its column and ^ under %r (got %r)" % (what, spot, tb))
 
     # Lambdas anywhere: the README's gradcheck as one statement (it killed the kernel before).
     for attempt in range(3):
