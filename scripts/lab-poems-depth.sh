@@ -9,7 +9,7 @@
 # below the midpoint of the unigram and bigram ones, collapsed above the unigram's (lab/include/tapegrad/lab/text_run.hpp
 # says why).
 # Quick (default): Post-Norm and Pre-Norm in both styles, 192 runs (its time: docs/lab/poems_depth.txt).
-# --full: also the transformer preset's DeepNorm and ReZero, and Sandwich and no norm (+ 144 runs).
+# --full: also the transformer preset's DeepNorm and ReZero, and Sandwich and no norm (+ 192 runs).
 # Usage: scripts/lab-poems-depth.sh [--full] [OUT]   (default OUT: results/poems-depth; -j 2)
 # Writes OUT/transformer and OUT/llama (each a sweep's folder: summary.txt, index.html, eval_vs_depth.png, ...) and
 # OUT/poems_depth_runs.csv. Prints both summaries, the runs that went NaN/Inf or collapsed where their cell's median trained (the seeds'

@@ -4,19 +4,29 @@
 # ctest -R docs.times), the other docs point there, and tapegrad-depth --help computes its estimates from the
 # per-run costs in it (lab/CMakeLists.txt reads it).
 #   scripts/measure-times.sh [NAME...]   (default: all; NAME: default-sweep transformer-preset lab-papers
-#                                         lab-init-profile lab-precision lab-widths lab-poems-depth debug-build)
+#                                         lab-init-profile lab-precision lab-widths lab-poems-depth
+#                                         lab-poems-depth-full debug-build)
+# TAPEGRAD_TIMES_KEEP=DIR keeps each command's output folder and its printout (DIR/NAME.log) in DIR: the
+# measured run is then also the one whose results are committed (scripts/lab-poems-depth.sh's printout is
+# docs/lab/poems_depth.txt).
 # Each is timed once as CPU time (user + sys of every process, which other work on the machine hardly changes)
 # and wall time (which it does: the load average is recorded beside it). Needs the default build (build/).
-# Measuring all of them takes about 10 CPU-minutes (the figures themselves are in the file).
+# Measuring all of them takes the sum of the file's CPU column.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 file="$root/docs/lab/times.txt"
 depth="$root/build/lab/tapegrad-depth"
 [ -x "$depth" ] || { echo "measure-times.sh: build first ($depth is missing: scripts/build.sh)" >&2; exit 1; }
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+if [ -n "${TAPEGRAD_TIMES_KEEP:-}" ]; then
+  scratch=$TAPEGRAD_TIMES_KEEP
+  mkdir -p "$scratch"
+else
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+fi
 export OPENBLAS_NUM_THREADS=1
-all=(default-sweep transformer-preset lab-papers lab-init-profile lab-precision lab-widths lab-poems-depth debug-build)
+all=(default-sweep transformer-preset lab-papers lab-init-profile lab-precision lab-widths lab-poems-depth
+     lab-poems-depth-full debug-build)
 names=("$@")
 ((${#names[@]})) || names=("${all[@]}")
 
@@ -24,6 +34,7 @@ runs_of() {  # the number of runs each command trains (debug-build: none)
   case "$1" in
     default-sweep) echo 360 ;; transformer-preset) echo 192 ;; lab-papers) echo 16 ;;
     lab-init-profile) echo 32 ;; lab-precision) echo 196 ;; lab-widths) echo 231 ;; lab-poems-depth) echo 192 ;;
+    lab-poems-depth-full) echo 384 ;;
     debug-build) echo 0 ;;
   esac
 }
@@ -37,6 +48,7 @@ run() {  # the command of each name, run in the scratch folder
     lab-precision) "$root/scripts/lab-precision.sh" "$scratch/precision" ;;
     lab-widths) "$root/scripts/lab-widths.sh" "$scratch/widths" ;;
     lab-poems-depth) "$root/scripts/lab-poems-depth.sh" "$scratch/poems-depth" ;;
+    lab-poems-depth-full) "$root/scripts/lab-poems-depth.sh" --full "$scratch/poems-depth-full" ;;
     # What scripts/debug.sh builds on a fresh clone: the debug preset, the library and one example, no ccache.
     debug-build) CCACHE_DISABLE=1 TAPEGRAD_DEBUG_BUILD_DIR="$scratch/build-debug" "$root/scripts/debug.sh" \
                    layer_norm_by_hand -- -batch -ex quit ;;

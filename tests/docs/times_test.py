@@ -27,6 +27,7 @@ COMMANDS = {  # name in times.txt -> what a reader types
     "lab-precision": "`scripts/lab-precision.sh`",
     "lab-widths": "`scripts/lab-widths.sh` (the quick study)",
     "lab-poems-depth": "`scripts/lab-poems-depth.sh` (the depth sweep on the poems)",
+    "lab-poems-depth-full": "`scripts/lab-poems-depth.sh --full` (every placement)",
     "debug-build": "`scripts/debug.sh` on a fresh clone (the debug build)",
 }
 # Where a time may not be written by hand, and what such a time looks like.

@@ -15,7 +15,7 @@
 # (Post-Norm GPT-2-style: 5.9382860096983 and 5.9382860098158), so 1e-8 holds across machines and still catches
 # a change (a committed loss moved by 1.7e-8 relative fails the test). Deep Post-Norm runs are chaotic (issue 41)
 # and not re-run.
-# After a change that moves them on purpose: scripts/lab-poems-depth.sh > docs/lab/poems_depth.txt, copy
+# After a change that moves them on purpose: scripts/lab-poems-depth.sh --full > docs/lab/poems_depth.txt, copy
 # results/poems-depth/poems_depth_runs.csv to docs/lab/, and docs/lab.md's quote of the file.
 # Usage: poems_depth_test.sh TAPEGRAD_DEPTH SOURCE_DIR WORK_DIR  (prints PASS: poems_depth, SKIPPED: or FAIL:)
 set -uo pipefail
