@@ -65,10 +65,15 @@ const std::regex location(R"(^(input_line_\d+):(\d+):(\d+):(.*))");
 
 }  // namespace
 
-std::string without_wrappers(const std::string& text) {
-  std::vector<std::string> lines;
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string without_wrappers(const std::string& text) {
+  const std::vector<std::string> lines = lines_of(text);
   std::vector<std::string> out = lines;
   std::vector<bool> done(lines.size(), false);
   std::smatch m;
@@ -95,6 +100,19 @@ std::string without_wrappers(const std::string& text) {
     joined += done[i] ? out[i] : std::regex_replace(out[i], wrapper(), "");
   }
   return !text.empty() && text.back() == '\n' ? joined + '\n' : joined;
+}
+
+std::vector<std::string> with_cell_lines(std::vector<std::string> diagnostic, const std::string& cell) {
+  const std::vector<std::string> cell_lines = lines_of(cell);
+  std::smatch at, quoted;
+  for (std::size_t i = 1; i < diagnostic.size(); ++i) {
+    if (!std::regex_match(diagnostic[i - 1], at, location) || !std::regex_match(diagnostic[i], quoted, source_line))
+      continue;
+    const std::size_t line = std::stoul(at.str(2)), gutter = static_cast<std::size_t>(quoted.length(1));
+    if (line >= 1 && line <= cell_lines.size() && diagnostic[i].size() - gutter == cell_lines[line - 1].size())
+      diagnostic[i] = quoted.str(1) + cell_lines[line - 1];
+  }
+  return diagnostic;
 }
 
 }  // namespace tapegrad_xcpp

@@ -7,6 +7,7 @@
 // Plain string work, no clang (tests/kernel/diagnostic_text_cases.cpp).
 
 #include <string>
+#include <vector>
 
 namespace tapegrad_xcpp {
 
@@ -16,5 +17,14 @@ inline constexpr const char* kNamespaceEndMarker = " }/*__tgx*/";
 
 // A diagnostic (or any text the kernel shows: a symbol's name, a declaration) without the kernel's wrappers.
 std::string without_wrappers(const std::string& text);
+
+// A diagnostic's quoted lines of the cell (those under an "input_line_N:L:C:" location) replaced by the cell's
+// line L as typed, where the two are of one length: the kernel's rewrites that keep the columns (a top-level
+// lambda's `[&]` compiled as `[ ]`, cell_wrap.cpp) are not shown to the learner. CELL: the text the kernel split
+// (its lines are the diagnostics' line numbers).
+std::vector<std::string> with_cell_lines(std::vector<std::string> diagnostic, const std::string& cell);
+
+// The text's lines, without their '\n'.
+std::vector<std::string> lines_of(const std::string& text);
 
 }  // namespace tapegrad_xcpp

@@ -51,13 +51,6 @@ std::string demangle(const char* name) {
   return out;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 // "input_line_7:2:3: error: no member named ..." -> "no member named ..."
 std::string first_error(const std::string& diagnostics) {
   for (const std::string& line : lines_of(diagnostics)) {
@@ -465,6 +458,7 @@ RunOutcome CppInterpreter::run_cell(const std::string& code) {
     if (!display_header_loaded_) return outcome;
   }
   outcome = run(wrap_cell(source, ++serial_), Step::cell);
+  if (outcome.status == RunOutcome::compile_error) outcome.traceback = with_cell_lines(outcome.traceback, source);
   if (outcome.status == RunOutcome::ok)
     for (const std::string& name : identifiers_in(code)) names_.insert(name);
   return outcome;

@@ -103,3 +103,18 @@ TEST_CASE("names and texts without a quoted line lose their cell namespace", "[k
   CHECK(without_wrappers("redefinition of '__tgx_4::sq'\n") == "redefinition of 'sq'\n");
   CHECK(without_wrappers("") == "");
 }
+
+TEST_CASE("the quoted line is the cell's as typed where the kernel rewrote it in place", "[kernel][diagnostics]") {
+  // A top-level lambda's capture default is compiled as `[ ]` (cell_wrap.cpp): the learner typed `[&]`.
+  const std::string cell = "int k = 2;\nauto sq = [&](double v) { return v * vv; };\n";
+  const std::vector<std::string> shown{"input_line_5:2:38: error: use of undeclared identifier 'vv'",
+                                       "    2 | auto sq = [ ](double v) { return v * vv; };",
+                                       "      |                                      ^~",
+                                       "/usr/include/x.h:1:1: note: a header's line stays",
+                                       "    1 | int x;"};
+  const std::vector<std::string> want{shown[0], "    2 | auto sq = [&](double v) { return v * vv; };", shown[2],
+                                      shown[3], shown[4]};
+  CHECK(tapegrad_xcpp::with_cell_lines(shown, cell) == want);
+  // A line whose length differs (not a rewrite in place) is left as clang quoted it.
+  CHECK(tapegrad_xcpp::with_cell_lines(shown, "int k = 2;\nauto sq = [&](double v) { return v; };\n") == shown);
+}

@@ -187,7 +187,8 @@ def learner_checks(kc, km, args):
     # kernel's wrappers taken out and the positions moved with them (kernel/src/diagnostic_text.cpp).
     for code, spot, what in (('int typo_a = 1; int typo_b = "x";', "typo_b", "a declaration after another"),
                              ("std::cout << 1;\nstd::cout << undefined_too;", "undefined_too", "a statement"),
-                             ("xr.shap()", "shap", "a last expression")):
+                             ("xr.shap()", "shap", "a last expression"),
+                             ("auto sq_typo = [&](double v) { return v * vv; };", "vv", "a top-level lambda")):
         reply = error(code, "CompileError", "%s with a typo" % what)
         line_no, line = len(code.split("\n")), code.split("\n")[-1]
         tb = reply.get("traceback", [])
